@@ -1,0 +1,32 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { AppConfig } from './config/app-config.js';
+import { DatabaseModule } from './database/database.module.js';
+import { BillingModule } from './modules/billing/index.js';
+import { EntitlementsModule } from './modules/entitlements/index.js';
+import { IdentityModule } from './modules/identity/index.js';
+import type { HttpMetrics } from './observability/metrics.js';
+import { ObservabilityModule } from './observability/observability.module.js';
+import { CoreModule } from './shared/core.module.js';
+
+export interface AppModuleOptions {
+  config: AppConfig;
+  databaseUrl: string;
+  metrics: HttpMetrics;
+}
+
+@Module({})
+export class AppModule {
+  static forRoot({ config, databaseUrl, metrics }: AppModuleOptions): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        CoreModule.forRoot(config),
+        DatabaseModule.forRoot(databaseUrl),
+        ObservabilityModule.forRoot(metrics),
+        IdentityModule,
+        EntitlementsModule,
+        BillingModule,
+      ],
+    };
+  }
+}

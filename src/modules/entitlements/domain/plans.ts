@@ -1,0 +1,58 @@
+export const PRODUCTS = ['textapp', 'audioapp', 'kidsapp'] as const;
+export type Product = (typeof PRODUCTS)[number];
+
+export const ENTITLEMENT_STATUSES = ['active', 'suspended', 'canceled'] as const;
+export type EntitlementStatus = (typeof ENTITLEMENT_STATUSES)[number];
+
+/** Internal plans and what each includes (DECISIONS 6). */
+export const INTERNAL_PLANS = {
+  text_standard: { audio: false, earlyAccess: false },
+  text_early: { audio: false, earlyAccess: true },
+  audio_standard: { audio: true, earlyAccess: false },
+  audio_early: { audio: true, earlyAccess: true },
+  kids_standard: { audio: false, earlyAccess: false },
+} as const satisfies Record<string, PlanFeatures>;
+
+export type InternalPlan = keyof typeof INTERNAL_PLANS;
+
+export interface PlanFeatures {
+  audio: boolean;
+  earlyAccess: boolean;
+}
+
+export const isInternalPlan = (value: string): value is InternalPlan => Object.hasOwn(INTERNAL_PLANS, value);
+
+const DEFAULT_PLAN: Record<Product, InternalPlan> = {
+  textapp: 'text_standard',
+  audioapp: 'audio_standard',
+  kidsapp: 'kids_standard',
+};
+
+/**
+ * The internal plan of an entitlement: the partner's own mapping of its plan name, else
+ * the plan name itself when it is an internal code, else the product's default.
+ */
+export function resolvePlan(product: Product, partnerPlan: string | null, mapped: InternalPlan | null): InternalPlan {
+  if (mapped) return mapped;
+  if (partnerPlan && isInternalPlan(partnerPlan)) return partnerPlan;
+  return DEFAULT_PLAN[product];
+}
+
+export interface SubscriberFeatures {
+  /** May open novels and read chapter text: an active textapp or audioapp entitlement. */
+  reading: boolean;
+  /** May stream narration: an active entitlement whose plan includes audio. */
+  audio: boolean;
+  /** Receives each chapter 24 hours earlier. */
+  earlyAccess: boolean;
+}
+
+/** A subscriber's features: the union over its active entitlements. */
+export function featuresOf(entitlements: readonly { product: Product; status: EntitlementStatus; internalPlan: InternalPlan }[]): SubscriberFeatures {
+  const active = entitlements.filter((e) => e.status === 'active');
+  return {
+    reading: active.some((e) => e.product === 'textapp' || e.product === 'audioapp'),
+    audio: active.some((e) => INTERNAL_PLANS[e.internalPlan]?.audio),
+    earlyAccess: active.some((e) => INTERNAL_PLANS[e.internalPlan]?.earlyAccess),
+  };
+}

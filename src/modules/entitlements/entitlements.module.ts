@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { EntitlementsService } from './application/entitlements.service.js';
+import { EntitlementRepository } from './domain/entitlement.repository.js';
+import { EntitlementsController } from './http/entitlements.controller.js';
+import { TypeOrmEntitlementRepository } from './infrastructure/typeorm-entitlement.repository.js';
+
+@Module({
+  controllers: [EntitlementsController],
+  providers: [{ provide: EntitlementRepository, useClass: TypeOrmEntitlementRepository }, EntitlementsService],
+  exports: [EntitlementsService],
+})
+export class EntitlementsModule {}

@@ -1,0 +1,46 @@
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Extension } from '../../../shared/http/extension.decorator.js';
+import { ErrorBodyDto } from '../../../shared/http/error-body.dto.js';
+import { subscriberIdPipe } from '../../../shared/http/identifiers.js';
+import { platformPath } from '../../../shared/http/surfaces.js';
+import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import { CurrentPrincipal, CurrentTenant, RequireScopes, type Principal } from '../../identity/index.js';
+import { EntitlementsService } from '../application/entitlements.service.js';
+import { EntitlementRequestDto, OkDto, SubscriberStatusDto } from './entitlements.dto.js';
+
+@ApiTags('Platform: entitlements')
+@Controller(platformPath())
+export class EntitlementsController {
+  constructor(private readonly entitlements: EntitlementsService) {}
+
+  @Post('entitlements')
+  @HttpCode(200)
+  @RequireScopes('platform:entitlements:write')
+  @ApiOperation({ summary: "Activate, suspend or cancel a subscriber's access to a product (upsert)", description: 'Unique per (partner, subscriber, product): repeating the call is safe and changes nothing.' })
+  @ApiOkResponse({ type: OkDto })
+  @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: subscriber_id, product or status missing or invalid' })
+  async upsert(@CurrentPrincipal() principal: Principal, @Body() body: EntitlementRequestDto): Promise<OkDto> {
+    await this.entitlements.upsert(principal, principal.clientId, {
+      subscriberId: body.subscriber_id,
+      product: body.product,
+      status: body.status,
+      plan: body.plan,
+    });
+    return { ok: true };
+  }
+
+  @Get('subscriber/:id/status')
+  @RequireScopes('platform:subscribers:read')
+  @Extension()
+  @ApiOperation({ summary: "A subscriber's entitlements [extension shape]", description: 'An unknown subscriber gets 200 with an empty list.' })
+  @ApiOkResponse({ type: SubscriberStatusDto })
+  @ApiBadRequestResponse({ type: ErrorBodyDto })
+  async status(@CurrentTenant() tenant: Tenant, @Param('id', subscriberIdPipe('subscriber id')) subscriberId: string): Promise<SubscriberStatusDto> {
+    const entitlements = await this.entitlements.list(tenant, subscriberId);
+    return {
+      subscriber_id: subscriberId,
+      entitlements: entitlements.map((e) => ({ product: e.product, status: e.status, plan: e.partnerPlan, updated_at: e.updatedAt.toISOString() })),
+    };
+  }
+}

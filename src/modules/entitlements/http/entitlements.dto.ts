@@ -1,0 +1,44 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsDefined, IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { IsSubscriberId } from '../../../shared/http/identifiers.js';
+import { ENTITLEMENT_STATUSES, PRODUCTS, type EntitlementStatus, type Product } from '../domain/plans.js';
+
+export class EntitlementRequestDto {
+  @ApiProperty({ description: 'Subscriber identifier in the partner system.', example: 'sub-42' })
+  @IsDefined({ message: 'subscriber_id is required' })
+  @IsString({ message: 'subscriber_id must be a string' })
+  @IsSubscriberId()
+  subscriber_id: string;
+
+  @ApiProperty({ enum: PRODUCTS })
+  @IsDefined({ message: 'product is required' })
+  @IsIn(PRODUCTS, { message: `product must be one of ${PRODUCTS.join(', ')}` })
+  product: Product;
+
+  @ApiProperty({ enum: ENTITLEMENT_STATUSES })
+  @IsDefined({ message: 'status is required' })
+  @IsIn(ENTITLEMENT_STATUSES, { message: `status must be one of ${ENTITLEMENT_STATUSES.join(', ')}` })
+  status: EntitlementStatus;
+
+  @ApiPropertyOptional({ description: 'Plan the subscriber holds at the partner, mapped to an internal plan.', example: 'premium' })
+  @IsOptional()
+  @IsString({ message: 'plan must be a string' })
+  @Length(1, 100, { message: 'plan must be 1 to 100 characters' })
+  plan?: string;
+}
+
+export class OkDto {
+  @ApiProperty({ example: true }) ok: boolean;
+}
+
+export class SubscriberEntitlementDto {
+  @ApiProperty({ enum: PRODUCTS }) product: string;
+  @ApiProperty({ enum: ENTITLEMENT_STATUSES }) status: string;
+  @ApiProperty({ nullable: true, type: String, description: 'The plan as the partner sent it.' }) plan: string | null;
+  @ApiProperty({ format: 'date-time' }) updated_at: string;
+}
+
+export class SubscriberStatusDto {
+  @ApiProperty() subscriber_id: string;
+  @ApiProperty({ type: [SubscriberEntitlementDto] }) entitlements: SubscriberEntitlementDto[];
+}

@@ -1,0 +1,94 @@
+import { Injectable } from '@nestjs/common';
+import { Db } from '../../../shared/persistence/typeorm-unit-of-work.js';
+import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import {
+  EntitlementRepository,
+  type Entitlement,
+  type EntitlementChange,
+  type EntitlementKey,
+  type EntitlementState,
+} from '../domain/entitlement.repository.js';
+import type { EntitlementStatus, InternalPlan, Product } from '../domain/plans.js';
+import { EntitlementEntity, EntitlementHistoryEntity, PlanMappingEntity } from './entitlement.entities.js';
+
+const keyColumns = (key: EntitlementKey) => ({
+  partnerId: key.tenant.partnerId,
+  environment: key.tenant.environment,
+  subscriberId: key.subscriberId,
+  product: key.product,
+});
+
+@Injectable()
+export class TypeOrmEntitlementRepository extends EntitlementRepository {
+  constructor(private readonly db: Db) {
+    super();
+  }
+
+  async insertIfAbsent(key: EntitlementKey, state: EntitlementState): Promise<boolean> {
+    // ON CONFLICT DO NOTHING waits for a concurrent insert of the same key to commit.
+    const rows = await this.db.query(
+      `INSERT INTO entitlements (partner_id, environment, subscriber_id, product, status, partner_plan, internal_plan)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING 1`,
+      [key.tenant.partnerId, key.tenant.environment, key.subscriberId, key.product, state.status, state.partnerPlan, state.internalPlan],
+    );
+    return rows.length === 1;
+  }
+
+  async lockCurrent(key: EntitlementKey): Promise<EntitlementState> {
+    const row = await this.db.manager
+      .getRepository(EntitlementEntity)
+      .findOneOrFail({ where: keyColumns(key), lock: { mode: 'pessimistic_write' } });
+    return { status: row.status as EntitlementStatus, partnerPlan: row.partnerPlan, internalPlan: row.internalPlan as InternalPlan };
+  }
+
+  async update(key: EntitlementKey, state: EntitlementState): Promise<void> {
+    await this.db.manager.getRepository(EntitlementEntity).update(keyColumns(key), { ...state, updatedAt: () => 'now()' });
+  }
+
+  async appendHistory(key: EntitlementKey, change: EntitlementChange): Promise<void> {
+    await this.db.manager.getRepository(EntitlementHistoryEntity).insert({
+      ...keyColumns(key),
+      oldStatus: change.oldStatus,
+      newStatus: change.next.status,
+      partnerPlan: change.next.partnerPlan,
+      internalPlan: change.next.internalPlan,
+      changedBy: change.changedBy,
+    });
+  }
+
+  async listForSubscriber(tenant: Tenant, subscriberId: string): Promise<Entitlement[]> {
+    const rows = await this.db.manager.getRepository(EntitlementEntity).find({
+      where: { partnerId: tenant.partnerId, environment: tenant.environment, subscriberId },
+      order: { product: 'ASC' },
+    });
+    return rows.map((row) => ({
+      product: row.product as Product,
+      status: row.status as EntitlementStatus,
+      partnerPlan: row.partnerPlan,
+      internalPlan: row.internalPlan as InternalPlan,
+      updatedAt: row.updatedAt,
+    }));
+  }
+
+  async countActive(tenant: Tenant, product: Product): Promise<number> {
+    return this.db.manager.getRepository(EntitlementEntity).countBy({
+      partnerId: tenant.partnerId,
+      environment: tenant.environment,
+      product,
+      status: 'active',
+    });
+  }
+
+  async mappedPlan(partnerId: string, partnerPlan: string): Promise<InternalPlan | null> {
+    const row = await this.db.manager.getRepository(PlanMappingEntity).findOneBy({ partnerId, partnerPlan });
+    return (row?.internalPlan as InternalPlan | undefined) ?? null;
+  }
+
+  async mapPlan(partnerId: string, partnerPlan: string, internalPlan: InternalPlan): Promise<number> {
+    await this.db.manager.getRepository(PlanMappingEntity).upsert({ partnerId, partnerPlan, internalPlan }, ['partnerId', 'partnerPlan']);
+    const result = await this.db.manager
+      .getRepository(EntitlementEntity)
+      .update({ partnerId, partnerPlan }, { internalPlan, updatedAt: () => 'now()' });
+    return result.affected ?? 0;
+  }
+}

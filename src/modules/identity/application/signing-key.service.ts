@@ -1,0 +1,136 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { AppConfig } from '../../../config/app-config.js';
+import { ServerSecrets } from '../../../shared/crypto/server-secrets.js';
+import { publishedKeysAt, signingKeyAt, type KeySchedulePolicy } from '../domain/signing-key-schedule.js';
+import { SigningKeyRepository, type StoredSigningKey } from '../domain/signing-key.repository.js';
+import { ACCESS_TOKEN_LIFETIME_SECONDS, TOKEN_ISSUERS, type TokenIssuer } from '../domain/token-issuers.js';
+
+/** How often a replica re-reads the key set, to learn of rotations made elsewhere. */
+const KEY_REFRESH_SECONDS = 30;
+/** An unknown `kid` triggers a re-read, but at most this often (forged kids cost nothing). */
+const UNKNOWN_KID_RELOAD_MS = 1000;
+
+interface LoadedKey extends StoredSigningKey {
+  publicKeyPem: string;
+  privateKey?: KeyObject;
+}
+
+interface IssuerKeys {
+  keys: LoadedKey[];
+  loadedAt: number;
+}
+
+/**
+ * The ES256 key pairs of both issuers: created on first start, persisted (private halves
+ * sealed with a key derived from SERVER_SECRET), rotated by `keys:rotate`.
+ */
+@Injectable()
+export class SigningKeyService implements OnModuleInit {
+  private readonly cache = new Map<TokenIssuer, IssuerKeys>();
+  private readonly loading = new Map<TokenIssuer, Promise<IssuerKeys>>();
+  private readonly policy: KeySchedulePolicy;
+
+  constructor(
+    private readonly repository: SigningKeyRepository,
+    private readonly secrets: ServerSecrets,
+    @Inject(AppConfig) config: AppConfig,
+  ) {
+    this.policy = {
+      tokenLifetimeSeconds: ACCESS_TOKEN_LIFETIME_SECONDS,
+      activationDelaySeconds: config.keyActivationDelaySeconds,
+      keyRefreshSeconds: KEY_REFRESH_SECONDS,
+    };
+  }
+
+  async onModuleInit(): Promise<void> {
+    for (const issuer of TOKEN_ISSUERS) await this.ensureFirstKey(issuer);
+  }
+
+  /** Publishes a new key now; it signs once the activation delay has passed. */
+  async rotate(issuer: TokenIssuer): Promise<{ kid: string; signs_from: string }> {
+    const signsFrom = new Date(Date.now() + this.policy.activationDelaySeconds * 1000);
+    const key = this.generate(issuer, signsFrom);
+    await this.repository.insert(key);
+    this.cache.delete(issuer);
+    return { kid: key.kid, signs_from: signsFrom.toISOString() };
+  }
+
+  async currentSigningKey(issuer: TokenIssuer): Promise<{ kid: string; privateKey: KeyObject }> {
+    const key = signingKeyAt((await this.keys(issuer)).keys, new Date());
+    if (!key) throw new Error(`No active signing key for issuer ${issuer}`);
+    key.privateKey ??= createPrivateKey(this.secrets.unseal(key.sealedPrivateKey));
+    return { kid: key.kid, privateKey: key.privateKey };
+  }
+
+  /** The public key for `kid`, if the issuer has published it. */
+  async verificationKey(issuer: TokenIssuer, kid: string): Promise<string | undefined> {
+    let entry = await this.keys(issuer);
+    let key = entry.keys.find((k) => k.kid === kid);
+    if (!key && Date.now() - entry.loadedAt > UNKNOWN_KID_RELOAD_MS) {
+      entry = await this.keys(issuer, true);
+      key = entry.keys.find((k) => k.kid === kid);
+    }
+    if (!key || !publishedKeysAt(entry.keys, new Date(), this.policy).includes(key)) return undefined;
+    return key.publicKeyPem;
+  }
+
+  async jwks(issuer: TokenIssuer): Promise<{ keys: Record<string, unknown>[] }> {
+    const published = publishedKeysAt((await this.keys(issuer)).keys, new Date(), this.policy);
+    return { keys: published.map((k) => k.publicJwk) };
+  }
+
+  private async ensureFirstKey(issuer: TokenIssuer): Promise<void> {
+    if ((await this.repository.list(issuer)).length > 0) return;
+    await this.repository.withIssuerLock(issuer, async () => {
+      if ((await this.repository.list(issuer)).length > 0) return;
+      await this.repository.insert(this.generate(issuer, new Date()));
+    });
+  }
+
+  private keys(issuer: TokenIssuer, force = false): Promise<IssuerKeys> {
+    const cached = this.cache.get(issuer);
+    if (!force && cached && Date.now() - cached.loadedAt < KEY_REFRESH_SECONDS * 1000) {
+      return Promise.resolve(cached);
+    }
+    // One load at a time per issuer, however many requests arrive meanwhile.
+    let pending = this.loading.get(issuer);
+    if (!pending) {
+      pending = this.load(issuer).finally(() => this.loading.delete(issuer));
+      this.loading.set(issuer, pending);
+    }
+    return pending;
+  }
+
+  private async load(issuer: TokenIssuer): Promise<IssuerKeys> {
+    const previous = new Map(this.cache.get(issuer)?.keys.map((k) => [k.kid, k]));
+    const keys = (await this.repository.list(issuer)).map(
+      (stored): LoadedKey => previous.get(stored.kid) ?? { ...stored, publicKeyPem: pem(stored.publicJwk) },
+    );
+    const entry = { keys, loadedAt: Date.now() };
+    this.cache.set(issuer, entry);
+    return entry;
+  }
+
+  private generate(issuer: TokenIssuer, signsFrom: Date): StoredSigningKey {
+    const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const jwk = publicKey.export({ format: 'jwk' }) as { kty: string; crv: string; x: string; y: string };
+    const kid = thumbprint(jwk);
+    return {
+      kid,
+      issuer,
+      publicJwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, kid, alg: 'ES256', use: 'sig' },
+      sealedPrivateKey: this.secrets.seal(privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()),
+      signsFrom,
+    };
+  }
+}
+
+const pem = (jwk: Record<string, unknown>) =>
+  createPublicKey({ key: jwk as never, format: 'jwk' }).export({ type: 'spki', format: 'pem' }).toString();
+
+/** RFC 7638 JWK thumbprint: a stable, collision-free key id. */
+function thumbprint(jwk: { kty: string; crv: string; x: string; y: string }): string {
+  const canonical = JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y });
+  return createHash('sha256').update(canonical).digest('base64url');
+}

@@ -1,0 +1,58 @@
+/**
+ * Client credentials presented to a token endpoint, in either form of RFC 6749 section
+ * 2.3.1: HTTP Basic (preferred) or the body fields. Pure parsing, no lookups.
+ */
+export interface ClientCredentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+export type ClientAuthentication =
+  | { kind: 'credentials'; credentials: ClientCredentials }
+  | { kind: 'missing' }
+  /** Not a well-formed request (RFC 6749 `invalid_request`). */
+  | { kind: 'ambiguous'; reason: string }
+  /** Credentials that cannot be read (RFC 6749 `invalid_client`). */
+  | { kind: 'malformed'; reason: string };
+
+export function readClientAuthentication(
+  authorization: string | undefined,
+  body: { client_id?: unknown; client_secret?: unknown },
+): ClientAuthentication {
+  const inBody = body.client_id !== undefined || body.client_secret !== undefined;
+  if (authorization !== undefined && /^basic\s/i.test(authorization)) {
+    if (inBody) {
+      return { kind: 'ambiguous', reason: 'Use one client authentication method: HTTP Basic or client_id and client_secret in the body, not both.' };
+    }
+    return parseBasic(authorization);
+  }
+  if (!inBody) return { kind: 'missing' };
+  if (Array.isArray(body.client_id) || Array.isArray(body.client_secret)) {
+    return { kind: 'ambiguous', reason: 'client_id and client_secret must each be given once.' };
+  }
+  if (typeof body.client_id !== 'string' || typeof body.client_secret !== 'string' || !body.client_id || !body.client_secret) {
+    return { kind: 'malformed', reason: 'client_id and client_secret must both be given once, as text.' };
+  }
+  return { kind: 'credentials', credentials: { clientId: body.client_id, clientSecret: body.client_secret } };
+}
+
+/**
+ * RFC 6749 2.3.1: the user and password are application/x-www-form-urlencoded before
+ * base64 encoding, so real clients send `partner%2D1` for `partner-1`; decode both.
+ */
+function parseBasic(authorization: string): ClientAuthentication {
+  const encoded = authorization.replace(/^basic\s+/i, '').trim();
+  const decoded = /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) ? Buffer.from(encoded, 'base64').toString('utf8') : '';
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) return { kind: 'malformed', reason: 'The Basic authorization header is not base64 of client_id:client_secret.' };
+  try {
+    const clientId = formDecode(decoded.slice(0, colon));
+    const clientSecret = formDecode(decoded.slice(colon + 1));
+    if (!clientSecret) return { kind: 'malformed', reason: 'The Basic authorization header carries no client secret.' };
+    return { kind: 'credentials', credentials: { clientId, clientSecret } };
+  } catch {
+    return { kind: 'malformed', reason: 'The Basic authorization header is not correctly form-urlencoded.' };
+  }
+}
+
+const formDecode = (value: string) => decodeURIComponent(value.replace(/\+/g, ' '));

@@ -1,0 +1,83 @@
+import { Controller, Get, Header, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../../shared/errors/api-error.js';
+import { ErrorBodyDto } from '../../../shared/http/error-body.dto.js';
+import { kidsPath, platformPath } from '../../../shared/http/surfaces.js';
+import { SigningKeyService } from '../application/signing-key.service.js';
+import { TokenIssuerService, type TokenResponse } from '../application/token-issuer.service.js';
+import { Public } from './access.decorators.js';
+import { readTokenRequest } from './token-request.js';
+import { JwksDto, KidsTokenRequestDto, KidsTokenResponseDto, TokenRequestDto, TokenResponseDto } from './token.dto.js';
+
+const KIDS_SCOPE = 'kidsapp:engagement:read';
+
+@ApiTags('Platform: tokens and keys')
+@Controller(platformPath())
+export class PlatformTokenController {
+  constructor(
+    private readonly issuer: TokenIssuerService,
+    private readonly keys: SigningKeyService,
+  ) {}
+
+  @Post('oauth2/token')
+  @Public()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Issue a partner access token (OAuth 2.0 client credentials, RFC 6749 4.4)', description: 'Authenticate with HTTP Basic (preferred) or client_id and client_secret in the form body. The token carries the scopes registered on the credential.' })
+  @ApiConsumes('application/x-www-form-urlencoded')
+  @ApiBody({ type: TokenRequestDto })
+  @ApiOkResponse({ type: TokenResponseDto })
+  @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request or unsupported_grant_type' })
+  @ApiUnauthorizedResponse({ type: ErrorBodyDto, description: 'invalid_client' })
+  token(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<TokenResponse> {
+    const { client } = readTokenRequest(request, reply);
+    return this.issuer.issue(client, 'platform');
+  }
+
+  @Get('jwks')
+  @Public()
+  @Header('Cache-Control', 'public, max-age=300')
+  @ApiOperation({ summary: 'Public keys that verify partner tokens (JWK set)' })
+  @ApiOkResponse({ type: JwksDto })
+  jwks() {
+    return this.keys.jwks('platform');
+  }
+}
+
+@ApiTags('Children: engagement')
+@Controller(kidsPath())
+export class KidsTokenController {
+  constructor(
+    private readonly issuer: TokenIssuerService,
+    private readonly keys: SigningKeyService,
+  ) {}
+
+  @Post('oauth2/token')
+  @Public()
+  @HttpCode(200)
+  @ApiOperation({ summary: "Issue a children's service token (client credentials with scope kidsapp:engagement:read)", description: "Signed with the children's service's own key pair; other services refuse these tokens." })
+  @ApiConsumes('application/x-www-form-urlencoded')
+  @ApiBody({ type: KidsTokenRequestDto })
+  @ApiOkResponse({ type: KidsTokenResponseDto })
+  @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request, unsupported_grant_type or invalid_scope' })
+  @ApiUnauthorizedResponse({ type: ErrorBodyDto, description: 'invalid_client' })
+  token(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<TokenResponse> {
+    const { client, form } = readTokenRequest(request, reply);
+    if (form.scope !== KIDS_SCOPE) {
+      throw new ApiError('invalid_scope', `scope must be ${KIDS_SCOPE}.`);
+    }
+    return this.issuer.issue(client, 'kids', (credential) => {
+      if (!credential.scopes.includes(KIDS_SCOPE)) throw new ApiError('invalid_scope', `This credential does not hold ${KIDS_SCOPE}.`);
+      return [KIDS_SCOPE];
+    });
+  }
+
+  @Get('jwks')
+  @Public()
+  @Header('Cache-Control', 'public, max-age=300')
+  @ApiOperation({ summary: "Public keys that verify children's service tokens (JWK set)" })
+  @ApiOkResponse({ type: JwksDto })
+  jwks() {
+    return this.keys.jwks('kids');
+  }
+}

@@ -1,0 +1,26 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+export class TokenRequestDto {
+  @ApiProperty({ enum: ['client_credentials'] }) grant_type: string;
+  @ApiPropertyOptional({ description: 'Only when HTTP Basic is not used (Basic is preferred).' }) client_id?: string;
+  @ApiPropertyOptional({ description: 'Only when HTTP Basic is not used (Basic is preferred).' }) client_secret?: string;
+}
+
+export class KidsTokenRequestDto extends TokenRequestDto {
+  @ApiProperty({ enum: ['kidsapp:engagement:read'] }) scope: string;
+}
+
+export class TokenResponseDto {
+  @ApiProperty({ description: 'Signed service JWT (ES256).' }) access_token: string;
+  @ApiProperty({ example: 'Bearer' }) token_type: string;
+  @ApiProperty({ example: 600 }) expires_in: number;
+}
+
+export class KidsTokenResponseDto extends TokenResponseDto {
+  @ApiProperty({ example: 'kidsapp:engagement:read' }) scope: string;
+}
+
+export class JwksDto {
+  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true }, description: 'ES256 public keys (JWK).' })
+  keys: Record<string, unknown>[];
+}

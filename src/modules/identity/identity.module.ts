@@ -1,0 +1,33 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { JwtModule } from '@nestjs/jwt';
+import { AccessTokenVerifier } from './application/access-token-verifier.js';
+import { PartnerCredentialsService } from './application/partner-credentials.service.js';
+import { SigningKeyService } from './application/signing-key.service.js';
+import { TokenIssuerService } from './application/token-issuer.service.js';
+import { CredentialRepository } from './domain/credential.repository.js';
+import { SigningKeyRepository } from './domain/signing-key.repository.js';
+import { AccessGuard } from './http/access.guard.js';
+import { KidsTokenController, PlatformTokenController } from './http/token.controller.js';
+import { TypeOrmCredentialRepository } from './infrastructure/typeorm-credential.repository.js';
+import { TypeOrmSigningKeyRepository } from './infrastructure/typeorm-signing-key.repository.js';
+
+/**
+ * The platform's identity: partners, credentials, signing keys, the two token issuers and
+ * the guard that every other module's routes pass through.
+ */
+@Module({
+  imports: [JwtModule.register({})],
+  controllers: [PlatformTokenController, KidsTokenController],
+  providers: [
+    { provide: CredentialRepository, useClass: TypeOrmCredentialRepository },
+    { provide: SigningKeyRepository, useClass: TypeOrmSigningKeyRepository },
+    PartnerCredentialsService,
+    SigningKeyService,
+    TokenIssuerService,
+    AccessTokenVerifier,
+    { provide: APP_GUARD, useClass: AccessGuard },
+  ],
+  exports: [PartnerCredentialsService, SigningKeyService],
+})
+export class IdentityModule {}

@@ -1,0 +1,47 @@
+import { Injectable } from '@nestjs/common';
+import { Db } from '../../../shared/persistence/typeorm-unit-of-work.js';
+import type { Environment } from '../../../shared/tenancy/tenant.js';
+import { CredentialRepository, type CredentialRecord } from '../domain/credential.repository.js';
+import type { Scope } from '../domain/scopes.js';
+import { CredentialEntity, PartnerEntity } from './identity.entities.js';
+
+@Injectable()
+export class TypeOrmCredentialRepository extends CredentialRepository {
+  constructor(private readonly db: Db) {
+    super();
+  }
+
+  async createPartner(name: string): Promise<string> {
+    const saved = await this.db.manager.getRepository(PartnerEntity).save({ name });
+    return saved.id;
+  }
+
+  async partnerExists(partnerId: string): Promise<boolean> {
+    return this.db.manager.getRepository(PartnerEntity).existsBy({ id: partnerId });
+  }
+
+  async insert(credential: Omit<CredentialRecord, 'revokedAt'>): Promise<void> {
+    await this.db.manager.getRepository(CredentialEntity).insert({ ...credential, revokedAt: null });
+  }
+
+  async findByClientId(clientId: string): Promise<CredentialRecord | null> {
+    const row = await this.db.manager.getRepository(CredentialEntity).findOneBy({ clientId });
+    if (!row) return null;
+    return {
+      clientId: row.clientId,
+      partnerId: row.partnerId,
+      secretHash: row.secretHash,
+      scopes: row.scopes as Scope[],
+      environment: row.environment as Environment,
+      revokedAt: row.revokedAt,
+    };
+  }
+
+  async revoke(clientId: string, at: Date): Promise<boolean> {
+    const rows = await this.db.query<{ client_id: string }>(
+      `UPDATE credentials SET revoked_at = COALESCE(revoked_at, $2) WHERE client_id = $1 RETURNING client_id`,
+      [clientId, at],
+    );
+    return rows.length > 0;
+  }
+}

@@ -1,0 +1,52 @@
+import { Controller, Get, Header, Inject } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { DataSource } from 'typeorm';
+import { ApiError } from '../shared/errors/api-error.js';
+import { ErrorBodyDto } from '../shared/http/error-body.dto.js';
+import { Public } from '../modules/identity/index.js';
+import { HttpMetrics } from './metrics.js';
+
+const READINESS_TIMEOUT_MS = 2000;
+
+@ApiTags('Operations')
+@Controller()
+export class HealthController {
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(HttpMetrics) private readonly metrics: HttpMetrics,
+  ) {}
+
+  @Get('health/live')
+  @Public()
+  @ApiOperation({ summary: 'Liveness: the process answers' })
+  @ApiOkResponse({ schema: { example: { status: 'ok' } } })
+  live() {
+    return { status: 'ok' };
+  }
+
+  @Get('health/ready')
+  @Public()
+  @ApiOperation({ summary: 'Readiness: the database answers' })
+  @ApiOkResponse({ schema: { example: { status: 'ok' } } })
+  @ApiServiceUnavailableResponse({ type: ErrorBodyDto, description: 'temporarily_unavailable' })
+  async ready() {
+    const check = this.dataSource.query('SELECT 1');
+    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), READINESS_TIMEOUT_MS).unref());
+    try {
+      await Promise.race([check, timeout]);
+    } catch {
+      check.catch(() => undefined);
+      throw new ApiError('temporarily_unavailable', 'The database is unreachable.', { 'Retry-After': '5' });
+    }
+    return { status: 'ok' };
+  }
+
+  @Get('metrics')
+  @Public()
+  @Header('Cache-Control', 'no-store')
+  @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
+  @ApiOperation({ summary: 'Prometheus metrics (request counts and latency histograms per route)' })
+  async scrape(): Promise<string> {
+    return this.metrics.render();
+  }
+}

@@ -1,0 +1,60 @@
+import type { LoggerService } from '@nestjs/common';
+import { pino, type Logger } from 'pino';
+
+/** Query parameters whose values never reach a log line. */
+const SECRET_QUERY_PARAMETERS = /([?&](?:client_secret|access_token|token|signature|sig|X-Amz-Signature|X-Amz-Credential)=)[^&]*/gi;
+
+export const redactUrl = (url: string) => url.replace(SECRET_QUERY_PARAMETERS, '$1[REDACTED]');
+
+/**
+ * Structured JSON logs. Authorization headers, cookies and secret query values are
+ * redacted; request bodies are never logged.
+ */
+export function createRootLogger(level: string): Logger {
+  return pino({
+    level,
+    base: { service: 'partner-reading-listening-api' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', '*.client_secret', '*.access_token', 'client_secret', 'access_token'],
+      censor: '[REDACTED]',
+    },
+    serializers: {
+      req: (req: { id?: unknown; method?: string; url?: string; ip?: string }) => ({
+        id: req.id,
+        method: req.method,
+        url: redactUrl(req.url ?? ''),
+        remoteAddress: req.ip,
+      }),
+      res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+    },
+  });
+}
+
+/** Nest's own log lines (start-up, errors) through the same JSON logger. */
+export class NestJsonLogger implements LoggerService {
+  constructor(private readonly logger: Logger) {}
+
+  log(message: unknown, context?: string) {
+    this.write('info', message, context);
+  }
+  error(message: unknown, ...rest: unknown[]) {
+    this.write('error', message, lastString(rest));
+  }
+  warn(message: unknown, context?: string) {
+    this.write('warn', message, context);
+  }
+  debug(message: unknown, context?: string) {
+    this.write('debug', message, context);
+  }
+  verbose(message: unknown, context?: string) {
+    this.write('trace', message, context);
+  }
+
+  private write(level: 'info' | 'error' | 'warn' | 'debug' | 'trace', message: unknown, context?: string) {
+    if (typeof message === 'object' && message !== null) this.logger[level]({ context, ...message });
+    else this.logger[level]({ context }, String(message));
+  }
+}
+
+const lastString = (values: unknown[]) => [...values].reverse().find((v): v is string => typeof v === 'string');

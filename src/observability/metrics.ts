@@ -1,0 +1,45 @@
+import type { FastifyInstance } from 'fastify';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+/**
+ * Prometheus metrics: request counts and latency histograms per route (the route
+ * pattern, never the raw URL, so subscriber ids do not become label values).
+ */
+export class HttpMetrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly latency = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency in seconds, by method and route.',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Observes every answer, including errors and unknown routes. */
+  install(fastify: FastifyInstance): void {
+    fastify.addHook('onResponse', (request, reply, done) => {
+      const route = request.routeOptions.url ?? 'unmatched';
+      this.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+      this.latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+      done();
+    });
+  }
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

@@ -1,0 +1,14 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { HealthController } from './health.controller.js';
+import { HttpMetrics } from './metrics.js';
+
+@Module({})
+export class ObservabilityModule {
+  static forRoot(metrics: HttpMetrics): DynamicModule {
+    return {
+      module: ObservabilityModule,
+      controllers: [HealthController],
+      providers: [{ provide: HttpMetrics, useValue: metrics }],
+    };
+  }
+}

@@ -1,0 +1,24 @@
+import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { AppConfig } from '../config/app-config.js';
+import { ServerSecrets } from './crypto/server-secrets.js';
+import { Db, TypeOrmUnitOfWork } from './persistence/typeorm-unit-of-work.js';
+import { UnitOfWork } from './persistence/unit-of-work.js';
+
+/** What every module may inject: configuration, derived secrets and the unit of work. */
+@Global()
+@Module({})
+export class CoreModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: CoreModule,
+      providers: [
+        { provide: AppConfig, useValue: config },
+        ServerSecrets,
+        Db,
+        TypeOrmUnitOfWork,
+        { provide: UnitOfWork, useExisting: TypeOrmUnitOfWork },
+      ],
+      exports: [AppConfig, ServerSecrets, Db, TypeOrmUnitOfWork, UnitOfWork],
+    };
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * Every failure the service reports, with the HTTP status and the contract's `error` code
+ * it answers with (DECISIONS 5). Keys are what went wrong; several share a contract code
+ * (a missing novel is a 404 `invalid_request`, a bad field a 400 `invalid_request`).
+ * Adding a kind without its status and code does not compile.
+ */
+export const ERROR_KINDS = {
+  invalid_request: { status: 400, error: 'invalid_request' },
+  novel_not_found: { status: 404, error: 'invalid_request' },
+  payload_too_large: { status: 413, error: 'invalid_request' },
+  not_found: { status: 404, error: 'not_found' },
+  audio_not_ready: { status: 404, error: 'audio_not_ready' },
+  invalid_token: { status: 401, error: 'invalid_token' },
+  invalid_client: { status: 401, error: 'invalid_client' },
+  unsupported_grant_type: { status: 400, error: 'unsupported_grant_type' },
+  invalid_scope: { status: 400, error: 'invalid_scope' },
+  insufficient_scope: { status: 403, error: 'insufficient_scope' },
+  plan_without_audio: { status: 403, error: 'plan_without_audio' },
+  chapter_locked: { status: 403, error: 'chapter_locked' },
+  subscriber_not_entitled: { status: 403, error: 'subscriber_not_entitled' },
+  access_denied: { status: 403, error: 'access_denied' },
+  active_novel_limit_reached: { status: 409, error: 'active_novel_limit_reached' },
+  novel_already_finished: { status: 409, error: 'novel_already_finished' },
+  novel_not_started: { status: 409, error: 'novel_not_started' },
+  endings_not_available: { status: 409, error: 'endings_not_available' },
+  ending_already_chosen: { status: 409, error: 'ending_already_chosen' },
+  conflict: { status: 409, error: 'conflict' },
+  rate_limited: { status: 429, error: 'rate_limited' },
+  temporarily_unavailable: { status: 503, error: 'temporarily_unavailable' },
+  server_error: { status: 500, error: 'server_error' },
+} as const satisfies Record<string, { status: number; error: string }>;
+
+export type ErrorKind = keyof typeof ERROR_KINDS;
+
+/** The contract's error body (RFC 6749 section 5.2 style). */
+export interface ErrorBody {
+  error: string;
+  error_description: string;
+}
+
+/**
+ * A failure to report to the caller. Domain code throws it with the kind of failure and a
+ * description meant for a partner's engineer; the global filter turns it into the answer.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    readonly description: string,
+    /** Extra response headers, such as `WWW-Authenticate` or `Retry-After`. */
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(description);
+    this.name = 'ApiError';
+  }
+
+  get status(): number {
+    return ERROR_KINDS[this.kind].status;
+  }
+
+  get body(): ErrorBody {
+    return { error: ERROR_KINDS[this.kind].error, error_description: this.description };
+  }
+}
+
+export const invalidRequest = (description: string) => new ApiError('invalid_request', description);
+
+export const novelNotFound = (novelId: string) =>
+  new ApiError('novel_not_found', `Novel "${novelId}" does not exist or was removed from the catalog.`);

@@ -1,0 +1,44 @@
+import { type PipeTransform, ValidationPipe, type ValidationError } from '@nestjs/common';
+import { ApiError } from '../errors/api-error.js';
+
+/**
+ * Validates bodies and queries against their DTO classes. A failure is a 400
+ * `invalid_request` whose description names every offending field. Unknown fields and
+ * unknown query parameters are refused too: a misspelt `positon_seconds` must fail loudly
+ * rather than be silently ignored.
+ */
+export function createValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    transform: true,
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: true,
+    stopAtFirstError: true,
+    validationError: { target: false, value: false },
+    exceptionFactory: (errors) => new ApiError('invalid_request', describeErrors(errors)),
+  });
+}
+
+export function describeErrors(errors: ValidationError[], parent = ''): string {
+  return errors
+    .flatMap((error) => {
+      const path = parent ? `${parent}.${error.property}` : error.property;
+      const own = Object.values(error.constraints ?? {}).map((message) =>
+        message.startsWith(error.property) ? path + message.slice(error.property.length) : `${path}: ${message}`,
+      );
+      return [...own, ...(error.children?.length ? [describeErrors(error.children, path)] : [])];
+    })
+    .join('; ');
+}
+
+/** A pipe that checks one path or query value against a pattern before any query runs. */
+export function matchingPipe(name: string, pattern: RegExp, rule: string): PipeTransform<unknown, string> {
+  return {
+    transform(value: unknown): string {
+      if (typeof value !== 'string' || !pattern.test(value)) {
+        throw new ApiError('invalid_request', `${name} must be ${rule}.`);
+      }
+      return value;
+    },
+  };
+}

@@ -1,0 +1,15 @@
+/**
+ * True for failures that mean "the database cannot be reached right now" rather than a
+ * bug: refused or dropped connections, a server shutting down or starting up, a pool
+ * that cannot hand out a connection in time.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const e = error as { code?: string; message?: string; driverError?: unknown } | undefined;
+  if (!e) return false;
+  if (e.driverError && e.driverError !== error && isDatabaseUnavailable(e.driverError)) return true;
+  const code = e.code ?? '';
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
+  // SQLSTATE class 08 (connection exception), 57P01-57P03 (shutdown, cannot connect now).
+  if (/^08/.test(code) || /^57P0[1-3]$/.test(code)) return true;
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly/i.test(e.message ?? '');
+}

@@ -1,0 +1,62 @@
+import 'reflect-metadata';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApp } from '../../src/bootstrap/create-app.js';
+import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
+import { PartnerCredentialsService, type IssuedCredential, type Scope } from '../../src/modules/identity/index.js';
+import { createTestDatabase } from './test-database.js';
+
+export const TEST_BASE_URL = 'http://localhost:3000';
+
+export interface TestApp {
+  app: NestFastifyApplication;
+  config: AppConfig;
+  databaseUrl: string;
+  inject: NestFastifyApplication['inject'];
+  /** A new partner with one credential (all scopes unless given). */
+  partner(options?: { scopes?: Scope[]; environment?: 'live' | 'sandbox' }): Promise<IssuedCredential>;
+  /** A token for the credential, from the real token endpoint. */
+  token(credential: IssuedCredential): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** The real service (real HTTP stack, real PostgreSQL) on a database of its own. */
+export async function startTestApp(env: Record<string, string> = {}, databaseUrl?: string): Promise<TestApp> {
+  const url = databaseUrl ?? (await createTestDatabase());
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    PUBLIC_BASE_URL: TEST_BASE_URL,
+    SERVER_SECRET: 'test-server-secret-test-server-secret',
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'prl-test-data-')),
+    KEY_ACTIVATION_DELAY_SECONDS: '0',
+    CREDENTIAL_CACHE_SECONDS: '0',
+    WEBHOOK_RETRY_SCHEDULE: '0,0.2,0.4',
+    ...env,
+  });
+  const app = await createApp(config, url);
+  const credentials = app.get(PartnerCredentialsService);
+  const testApp: TestApp = {
+    app,
+    config,
+    databaseUrl: url,
+    inject: app.inject.bind(app),
+    partner: ({ scopes, environment } = {}) => credentials.createPartner('Test partner', scopes, environment),
+    async token(credential) {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/platform/v1/oauth2/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: credential.client_id, client_secret: credential.client_secret }).toString(),
+      });
+      if (response.statusCode !== 200) throw new Error(`token request failed: ${response.statusCode} ${response.body}`);
+      return response.json().access_token as string;
+    },
+    close: () => app.close(),
+  };
+  return testApp;
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
