@@ -1,9 +1,11 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { AppConfig } from './config/app-config.js';
 import { DatabaseModule } from './database/database.module.js';
+import { AnalyticsModule } from './modules/analytics/index.js';
 import { BillingModule } from './modules/billing/index.js';
 import { EntitlementsModule } from './modules/entitlements/index.js';
 import { IdentityModule } from './modules/identity/index.js';
+import { WebhooksModule } from './modules/webhooks/index.js';
 import type { HttpMetrics } from './observability/metrics.js';
 import { ObservabilityModule } from './observability/observability.module.js';
 import { CoreModule } from './shared/core.module.js';
@@ -26,6 +28,8 @@ export class AppModule {
         IdentityModule,
         EntitlementsModule,
         BillingModule,
+        AnalyticsModule,
+        WebhooksModule,
       ],
     };
   }

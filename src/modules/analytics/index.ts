@@ -1,0 +1,3 @@
+export { AnalyticsModule } from './analytics.module.js';
+export { ActivityRecorder } from './application/activity-recorder.service.js';
+export type { ReadingActivity } from './domain/activity.repository.js';

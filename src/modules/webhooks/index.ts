@@ -1,0 +1,3 @@
+export { WebhooksModule } from './webhooks.module.js';
+export { WebhookEventPublisher } from './application/webhook-event-publisher.service.js';
+export type { NovelFinishedEvent, WebhookEvent } from './domain/webhook-event.js';
