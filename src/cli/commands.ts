@@ -61,6 +61,7 @@ export const COMMANDS: Record<string, Command> = {
       const plan = required(args, 'plan');
       const to = required(args, 'to');
       if (!isInternalPlan(to)) throw new UsageError(`--to must be one of ${Object.keys(INTERNAL_PLANS).join(', ')}`);
+      if (!(await context.get(PartnerCredentialsService).partnerExists(partnerId))) throw new UsageError(`no partner ${partnerId}`);
       const updated = await context.get(EntitlementsService).mapPlan(partnerId, plan, to);
       return { partner_id: partnerId, plan, internal_plan: to, entitlements_updated: updated };
     },
