@@ -25,7 +25,7 @@ test('request logs are structured and free of secrets and tokens', async () => {
       headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
       body: 'grant_type=client_credentials',
     });
-    token = (await tokenResponse.json()).access_token;
+    token = ((await tokenResponse.json()) as { access_token: string }).access_token;
     expect(token).toMatch(/^ey/);
     await fetch(`${origin}/platform/v1/subscriber/s1/status`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'trace-me-1' } });
     await fetch(`${origin}/platform/v1/oauth2/token?client_secret=${encodeURIComponent(credential.client_secret)}`, {
