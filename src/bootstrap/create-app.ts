@@ -1,6 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { AppModule } from '../app.module.js';
@@ -37,6 +37,14 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
     keepAliveTimeout: 72_000,
     requestTimeout: 30_000,
     routerOptions: { maxParamLength: 300, ignoreTrailingSlash: true },
+    // Failures of Fastify's router happen before Nest sees the request.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      const failure = new ApiError(
+        'invalid_request',
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is longer than any valid identifier.' : 'The URL is not correctly percent-encoded.',
+      );
+      reply.status(failure.status).header('x-request-id', request.id).send(failure.body);
+    },
   });
   const metrics = new HttpMetrics();
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, databaseUrl, metrics }), adapter, {
