@@ -15,7 +15,8 @@ const MAX_SECONDS = 12;
 /** Notes stop this long before the end so the last one rings out. */
 const RING_OUT_SECONDS = 1.5;
 const FADE_SECONDS = 0.05;
-const PEAK = 0.5; // -6 dBFS: comfortable, and room for the partials to add up
+/** Every file peaks at -6 dBFS: chimes at a comfortable level, the same from file to file. */
+const PEAK = 0.5;
 const PENTATONIC = [0, 2, 4, 7, 9];
 /** Bell-like partials: frequency ratio, relative level, decay time in seconds. */
 const PARTIALS = [
