@@ -5,6 +5,7 @@ import { AnalyticsModule } from './modules/analytics/index.js';
 import { BillingModule } from './modules/billing/index.js';
 import { EntitlementsModule } from './modules/entitlements/index.js';
 import { IdentityModule } from './modules/identity/index.js';
+import { MediaModule } from './modules/media/index.js';
 import { WebhooksModule } from './modules/webhooks/index.js';
 import type { HttpMetrics } from './observability/metrics.js';
 import { ObservabilityModule } from './observability/observability.module.js';
@@ -30,6 +31,7 @@ export class AppModule {
         BillingModule,
         AnalyticsModule,
         WebhooksModule,
+        MediaModule,
       ],
     };
   }
