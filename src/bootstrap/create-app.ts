@@ -33,7 +33,9 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
-    connectionTimeout: 10_000,
+    // Idle sockets close after a minute (a paused audio download resumes with Range);
+    // a request must arrive whole within 30 s, so slow-loris clients cannot pin sockets.
+    connectionTimeout: 60_000,
     keepAliveTimeout: 72_000,
     requestTimeout: 30_000,
     routerOptions: { maxParamLength: 300, ignoreTrailingSlash: true },
