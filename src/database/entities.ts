@@ -1,5 +1,6 @@
 import { ENTITLEMENT_ENTITIES } from '../modules/entitlements/index.js';
 import { IDENTITY_ENTITIES } from '../modules/identity/index.js';
+import { WEBHOOK_ENTITIES } from '../modules/webhooks/index.js';
 
 /** The TypeORM entities of every module, for the one data source. */
-export const ENTITIES = [...IDENTITY_ENTITIES, ...ENTITLEMENT_ENTITIES];
+export const ENTITIES = [...IDENTITY_ENTITIES, ...ENTITLEMENT_ENTITIES, ...WEBHOOK_ENTITIES];
