@@ -86,7 +86,7 @@ export async function partnerWithEndpoint(app: TestApp, url: string, environment
     payload: { url, events: ['novel.finished'] },
   });
   if (created.statusCode !== 201) throw new Error(`endpoint registration failed: ${created.statusCode} ${created.body}`);
-  const endpoint = created.json() as { id: string; secret: string };
+  const endpoint = created.json() as { id: string; url: string; events: string[]; created_at: string; secret: string };
   return { credential, token, tenant: tenantOf(credential), endpoint };
 }
 

@@ -10,16 +10,17 @@ export class CreateWebhookEndpointDto {
     example: 'https://partner.example.com/webhooks/reading',
     maxLength: 2048,
   })
+  // With stopAtFirstError, class-validator checks the lowest decorator first.
   @IsDefined({ message: 'url is required' })
-  @IsString({ message: 'url must be a string' })
   @MaxLength(2048, { message: 'url must be at most 2048 characters' })
+  @IsString({ message: 'url must be a string' })
   url: string;
 
   @ApiProperty({ enum: WEBHOOK_EVENT_TYPES, isArray: true, example: ['novel.finished'] })
   @IsDefined({ message: 'events is required' })
-  @IsArray({ message: 'events must be an array' })
-  @ArrayNotEmpty({ message: 'events must list at least one event type' })
   @IsIn(WEBHOOK_EVENT_TYPES, { each: true, message: `events may contain only ${WEBHOOK_EVENT_TYPES.join(', ')}` })
+  @ArrayNotEmpty({ message: 'events must list at least one event type' })
+  @IsArray({ message: 'events must be an array' })
   events: WebhookEventType[];
 }
 
@@ -56,9 +57,9 @@ export class DeliveriesQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50, description: 'How many deliveries, most recent first.' })
   @IsOptional()
   @Type(() => Number)
-  @IsInt({ message: 'limit must be an integer from 1 to 100' })
-  @Min(1, { message: 'limit must be an integer from 1 to 100' })
   @Max(100, { message: 'limit must be an integer from 1 to 100' })
+  @Min(1, { message: 'limit must be an integer from 1 to 100' })
+  @IsInt({ message: 'limit must be an integer from 1 to 100' })
   limit?: number;
 }
 
