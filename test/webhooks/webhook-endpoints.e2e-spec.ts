@@ -1,8 +1,12 @@
+import { NestFactory } from '@nestjs/core';
 import pg from 'pg';
+import { AppModule } from '../../src/app.module.js';
+import { loadConfig } from '../../src/config/app-config.js';
+import { HttpMetrics } from '../../src/observability/metrics.js';
 import { PartnerCredentialsService } from '../../src/modules/identity/index.js';
 import { ServerSecrets } from '../../src/shared/crypto/server-secrets.js';
 import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
-import { partnerWithEndpoint, publishFinished, tenantOf } from './webhook-test-kit.js';
+import { partnerWithEndpoint, publishFinished, sleep, tenantOf, WebhookReceiver } from './webhook-test-kit.js';
 
 const ENDPOINTS = '/platform/v1/webhook-endpoints';
 const RECEIVER = 'http://127.0.0.1:9/hook';
@@ -219,6 +223,29 @@ describe('webhook endpoint management', () => {
         extension: true,
         tags: expect.arrayContaining(['Platform: webhooks', 'Extensions']),
       });
+    }
+  });
+
+  it('delivers only from service processes that mount the platform surface with the worker on', async () => {
+    const receiver = await WebhookReceiver.start();
+    const fastPolls = { WEBHOOK_POLL_INTERVAL_MS: '20' };
+    // A reading-only service, and the modules built the way the CLI builds them (no HTTP server).
+    const readingOnly = await startTestApp({ ...fastPolls, SERVICES: 'reading,sandbox,kids' }, app.databaseUrl);
+    const config = loadConfig({ ...fastPolls, NODE_ENV: 'test', SERVER_SECRET: app.config.serverSecret.toString() });
+    const cli = await NestFactory.createApplicationContext(AppModule.forRoot({ config, databaseUrl: app.databaseUrl, metrics: new HttpMetrics() }), {
+      logger: false,
+    });
+    try {
+      const { tenant, endpoint, token } = await partnerWithEndpoint(app, receiver.url());
+      await publishFinished(app, tenant);
+      await sleep(500);
+      expect(receiver.received).toHaveLength(0);
+      const deliveries = (await call(token, 'GET', `${ENDPOINTS}/${endpoint.id}/deliveries`)).json().data;
+      expect(deliveries.map((d: { status: string; attempts: unknown[] }) => [d.status, d.attempts.length])).toEqual([['pending', 0]]);
+    } finally {
+      await cli.close();
+      await readingOnly.close();
+      await receiver.close();
     }
   });
 });

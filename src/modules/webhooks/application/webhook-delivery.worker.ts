@@ -30,7 +30,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
 
   onApplicationBootstrap(): void {
     // The CLI builds the same modules without an HTTP server; it must not deliver.
-    const serviceProcess = this.adapterHost.httpAdapter !== undefined;
+    const serviceProcess = Boolean(this.adapterHost.httpAdapter);
     if (!serviceProcess || !this.config.webhookWorkerEnabled || !this.config.mounts('platform')) return;
     this.running = this.run();
   }
