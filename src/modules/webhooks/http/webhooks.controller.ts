@@ -17,12 +17,14 @@ import { platformPath } from '../../../shared/http/surfaces.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentTenant, RequireScopes } from '../../identity/index.js';
 import { WebhookEndpointsService } from '../application/webhook-endpoints.service.js';
+import type { DeliveryRecord } from '../domain/webhook-delivery.repository.js';
 import type { WebhookEndpoint } from '../domain/webhook-endpoint.repository.js';
 import {
   CreateWebhookEndpointDto,
   DeliveriesQueryDto,
   RedeliveryDto,
   RotatedWebhookSecretDto,
+  WebhookDeliveryDto,
   WebhookDeliveryListDto,
   WebhookEndpointDto,
   WebhookEndpointListDto,
@@ -109,21 +111,7 @@ export class WebhooksController {
     @Query() query: DeliveriesQueryDto,
   ): Promise<WebhookDeliveryListDto> {
     const deliveries = await this.endpoints.deliveriesOf(tenant, id, { status: query.status, limit: query.limit ?? DEFAULT_DELIVERIES_LIMIT });
-    return {
-      data: deliveries.map((delivery) => ({
-        event_id: delivery.eventId,
-        event_type: delivery.eventType,
-        status: delivery.status,
-        next_attempt_at: delivery.nextAttemptAt?.toISOString() ?? null,
-        created_at: delivery.createdAt.toISOString(),
-        attempts: delivery.attempts.map((attempt) => ({
-          status_code: attempt.statusCode,
-          duration_ms: attempt.durationMs,
-          error: attempt.error,
-          attempted_at: attempt.attemptedAt.toISOString(),
-        })),
-      })),
-    };
+    return { data: deliveries.map(toDeliveryDto) };
   }
 
   @Post('webhook-events/:event_id/redeliver')
@@ -144,4 +132,20 @@ export class WebhooksController {
 
 function toDto(endpoint: WebhookEndpoint): WebhookEndpointDto {
   return { id: endpoint.id, url: endpoint.url, events: endpoint.eventTypes, created_at: endpoint.createdAt.toISOString() };
+}
+
+function toDeliveryDto(delivery: DeliveryRecord): WebhookDeliveryDto {
+  return {
+    event_id: delivery.eventId,
+    event_type: delivery.eventType,
+    status: delivery.status,
+    next_attempt_at: delivery.nextAttemptAt?.toISOString() ?? null,
+    created_at: delivery.createdAt.toISOString(),
+    attempts: delivery.attempts.map((attempt) => ({
+      status_code: attempt.statusCode,
+      duration_ms: attempt.durationMs,
+      error: attempt.error,
+      attempted_at: attempt.attemptedAt.toISOString(),
+    })),
+  };
 }
