@@ -1,6 +1,12 @@
 import { ENTITLEMENT_ENTITIES } from '../modules/entitlements/index.js';
 import { IDENTITY_ENTITIES } from '../modules/identity/index.js';
 import { MEDIA_ENTITIES } from '../modules/media/index.js';
+import { WEBHOOK_ENTITIES } from '../modules/webhooks/index.js';
 
 /** The TypeORM entities of every module, for the one data source. */
-export const ENTITIES = [...IDENTITY_ENTITIES, ...ENTITLEMENT_ENTITIES, ...MEDIA_ENTITIES];
+export const ENTITIES = [
+  ...IDENTITY_ENTITIES,
+  ...ENTITLEMENT_ENTITIES,
+  ...MEDIA_ENTITIES,
+  ...WEBHOOK_ENTITIES,
+];
