@@ -58,7 +58,6 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
   app.useGlobalFilters(new AllExceptionsFilter());
   app.useGlobalPipes(createValidationPipe());
   setupSwagger(app, config);
-  app.enableShutdownHooks();
   await app.init();
   return app;
 }
