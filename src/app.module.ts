@@ -3,6 +3,7 @@ import type { AppConfig } from './config/app-config.js';
 import { DatabaseModule } from './database/database.module.js';
 import { AnalyticsModule } from './modules/analytics/index.js';
 import { BillingModule } from './modules/billing/index.js';
+import { CatalogModule } from './modules/catalog/index.js';
 import { EntitlementsModule } from './modules/entitlements/index.js';
 import { IdentityModule } from './modules/identity/index.js';
 import { WebhooksModule } from './modules/webhooks/index.js';
@@ -28,6 +29,7 @@ export class AppModule {
         IdentityModule,
         EntitlementsModule,
         BillingModule,
+        CatalogModule,
         AnalyticsModule,
         WebhooksModule,
       ],

@@ -1,5 +1,6 @@
+import { CATALOG_ENTITIES } from '../modules/catalog/index.js';
 import { ENTITLEMENT_ENTITIES } from '../modules/entitlements/index.js';
 import { IDENTITY_ENTITIES } from '../modules/identity/index.js';
 
 /** The TypeORM entities of every module, for the one data source. */
-export const ENTITIES = [...IDENTITY_ENTITIES, ...ENTITLEMENT_ENTITIES];
+export const ENTITIES = [...IDENTITY_ENTITIES, ...ENTITLEMENT_ENTITIES, ...CATALOG_ENTITIES];
