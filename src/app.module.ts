@@ -6,6 +6,8 @@ import { BillingModule } from './modules/billing/index.js';
 import { CatalogModule } from './modules/catalog/index.js';
 import { EntitlementsModule } from './modules/entitlements/index.js';
 import { IdentityModule } from './modules/identity/index.js';
+import { PlaybackModule } from './modules/playback/index.js';
+import { ReadingModule } from './modules/reading/index.js';
 import { WebhooksModule } from './modules/webhooks/index.js';
 import type { HttpMetrics } from './observability/metrics.js';
 import { ObservabilityModule } from './observability/observability.module.js';
@@ -30,6 +32,8 @@ export class AppModule {
         EntitlementsModule,
         BillingModule,
         CatalogModule,
+        ReadingModule,
+        PlaybackModule,
         AnalyticsModule,
         WebhooksModule,
       ],
