@@ -48,11 +48,6 @@ export class CatalogService {
     return { novel, chapter };
   }
 
-  /** Fails with not_found unless the novel has this chapter (chapters run 1..total_chapters). */
-  requireChapter(novel: Novel, chapterNumber: number): void {
-    if (chapterNumber < 1 || chapterNumber > novel.totalChapters) throw chapterNotFound(novel, chapterNumber);
-  }
-
   /** Chapter titles and durations of a novel the caller has already found published. */
   chapters(environment: Environment, novel: Novel): Promise<ChapterSummary[]> {
     return this.catalog.chapters(environment, novel.id);
