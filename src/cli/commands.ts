@@ -1,6 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { runMigrations } from '../database/migrate.js';
+import { CatalogImportService, ManifestError } from '../modules/catalog/index.js';
 import { EntitlementsService, INTERNAL_PLANS, isInternalPlan } from '../modules/entitlements/index.js';
 import {
   parseScopes,
@@ -64,6 +65,24 @@ export const COMMANDS: Record<string, Command> = {
       if (!(await context.get(PartnerCredentialsService).partnerExists(partnerId))) throw new UsageError(`no partner ${partnerId}`);
       const updated = await context.get(EntitlementsService).mapPlan(partnerId, plan, to);
       return { partner_id: partnerId, plan, internal_plan: to, entitlements_updated: updated };
+    },
+  },
+  'catalog:import': {
+    summary: 'FILE [--sandbox]   upsert the catalog from a manifest, all or nothing (progress on stderr)',
+    options: { sandbox: true },
+    run: async (context, args) => {
+      const [file, ...extra] = args.positional;
+      if (!file || extra.length) throw new UsageError('give exactly one manifest FILE');
+      try {
+        const result = await context
+          .get(CatalogImportService)
+          .importFile(file, environmentOf(args), (line) => process.stderr.write(`${line}\n`));
+        const { novelsChanged, ...counts } = result;
+        return { ...counts, novels_changed: novelsChanged };
+      } catch (error) {
+        if (error instanceof ManifestError) throw new UsageError(`invalid manifest, nothing imported: ${error.message}`);
+        throw error;
+      }
     },
   },
   'keys:rotate': {
