@@ -1,8 +1,18 @@
-import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, Entity, ForeignKey, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+
+// The schema is made by the migrations; these mappings mirror them exactly (names included)
+// so that generating a migration from the entities finds nothing to change. The partners
+// table belongs to the identity module: it is named here, not imported.
 
 @Entity('entitlements')
+@Index('entitlements_active_by_product', ['partnerId', 'environment', 'product'], { where: `status = 'active'` })
+@Check('entitlements_environment_check', `environment IN ('live', 'sandbox')`)
+@Check('entitlements_product_check', `product IN ('textapp', 'audioapp', 'kidsapp')`)
+@Check('entitlements_status_check', `status IN ('active', 'suspended', 'canceled')`)
 export class EntitlementEntity {
-  @PrimaryColumn('uuid', { name: 'partner_id' }) partnerId: string;
+  @PrimaryColumn('uuid', { name: 'partner_id' })
+  @ForeignKey('PartnerEntity', 'id', { name: 'entitlements_partner_id_fkey' })
+  partnerId: string;
   @PrimaryColumn('text') environment: string;
   @PrimaryColumn('text', { name: 'subscriber_id' }) subscriberId: string;
   @PrimaryColumn('text') product: string;
@@ -14,6 +24,8 @@ export class EntitlementEntity {
 }
 
 @Entity('entitlement_history')
+@Index('entitlement_history_subscriber', ['partnerId', 'environment', 'subscriberId', 'product', 'id'])
+@Index('entitlement_history_product_time', ['partnerId', 'environment', 'product', 'changedAt'])
 export class EntitlementHistoryEntity {
   @PrimaryGeneratedColumn('increment', { type: 'bigint' }) id: string;
   @Column('uuid', { name: 'partner_id' }) partnerId: string;
@@ -30,7 +42,9 @@ export class EntitlementHistoryEntity {
 
 @Entity('plan_mappings')
 export class PlanMappingEntity {
-  @PrimaryColumn('uuid', { name: 'partner_id' }) partnerId: string;
+  @PrimaryColumn('uuid', { name: 'partner_id' })
+  @ForeignKey('PartnerEntity', 'id', { name: 'plan_mappings_partner_id_fkey' })
+  partnerId: string;
   @PrimaryColumn('text', { name: 'partner_plan' }) partnerPlan: string;
   @Column('text', { name: 'internal_plan' }) internalPlan: string;
 }

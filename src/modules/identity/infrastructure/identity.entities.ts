@@ -1,4 +1,7 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+
+// The schema is made by the migrations; these mappings mirror them exactly (names included)
+// so that generating a migration from the entities finds nothing to change.
 
 @Entity('partners')
 export class PartnerEntity {
@@ -8,9 +11,13 @@ export class PartnerEntity {
 }
 
 @Entity('credentials')
+@Index('credentials_partner', ['partnerId'])
+@Check('credentials_environment_check', `environment IN ('live', 'sandbox')`)
 export class CredentialEntity {
   @PrimaryColumn('text', { name: 'client_id' }) clientId: string;
-  @Column('uuid', { name: 'partner_id' }) partnerId: string;
+  @Column('uuid', { name: 'partner_id' })
+  @ForeignKey(() => PartnerEntity, 'id', { name: 'credentials_partner_id_fkey' })
+  partnerId: string;
   @Column('bytea', { name: 'secret_hash' }) secretHash: Buffer;
   @Column('text', { array: true }) scopes: string[];
   @Column('text') environment: string;
@@ -19,6 +26,8 @@ export class CredentialEntity {
 }
 
 @Entity('signing_keys')
+@Index('signing_keys_issuer', ['issuer', 'signsFrom'])
+@Check('signing_keys_issuer_check', `issuer IN ('platform', 'kids')`)
 export class SigningKeyEntity {
   @PrimaryColumn('text') kid: string;
   @Column('text') issuer: string;
