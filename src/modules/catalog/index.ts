@@ -3,5 +3,5 @@ export { CatalogService, type PublishedChapter, type PublishedNarration } from '
 export { CatalogImportService, type CatalogImportResult } from './application/catalog-import.service.js';
 export { demoManifestPath } from './application/demo-catalog.seeder.js';
 export { ManifestError } from './domain/catalog-manifest.js';
-export type { AudioStatus, Category, Chapter, ChapterAudio, ChapterNarration, ChapterSummary, Ending, Novel } from './domain/catalog.js';
+export { AUDIO_STATUSES, type AudioStatus, type Category, type Chapter, type ChapterAudio, type ChapterNarration, type ChapterSummary, type Ending, type Novel } from './domain/catalog.js';
 export { CATALOG_ENTITIES } from './infrastructure/catalog.entities.js';
