@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import type { AppConfig } from './config/app-config.js';
 import { DatabaseModule } from './database/database.module.js';
 import { AnalyticsModule } from './modules/analytics/index.js';
+import { AudioModule } from './modules/audio/index.js';
 import { BillingModule } from './modules/billing/index.js';
 import { CatalogModule } from './modules/catalog/index.js';
 import { EntitlementsModule } from './modules/entitlements/index.js';
@@ -38,6 +39,7 @@ export class AppModule {
         AnalyticsModule,
         WebhooksModule,
         MediaModule,
+        AudioModule,
       ],
     };
   }

@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { COMMANDS, parseArguments, UsageError } from '../../src/cli/commands.js';
 import { CatalogImportService, demoManifestPath, ManifestError } from '../../src/modules/catalog/index.js';
 import { CatalogRepository } from '../../src/modules/catalog/domain/catalog.repository.js';
-import { CATEGORIES, importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
+import { CATEGORIES, DEMO_MP3, importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { createTestDatabase } from '../support/test-database.js';
 
@@ -40,7 +40,7 @@ function writeManifest(content: unknown): string {
 }
 
 describe('the demo catalog', () => {
-  it('is loaded into the sandbox on start: 6 novels in 3 categories, with chapters and 2 to 3 endings, no audio yet', async () => {
+  it('is loaded into the sandbox on start: 6 novels in 3 categories, with chapters, 2 to 3 endings and narration', async () => {
     const { categories, novels, chapters, endings } = await catalogRows('sandbox');
     expect(categories).toHaveLength(3);
     expect(novels).toHaveLength(6);
@@ -51,7 +51,8 @@ describe('the demo catalog', () => {
       expect(novel.total_chapters).toBe(own.length);
       expect(endings.filter((e: { novel_id: string }) => e.novel_id === novel.id).length).toBeGreaterThanOrEqual(2);
     }
-    expect(chapters.every((c: { audio_status: string }) => c.audio_status === 'pending')).toBe(true);
+    expect(chapters.every((c: { audio_status: string; audio_key: string | null }) => c.audio_status === 'ready' && c.audio_key !== null)).toBe(true);
+    expect(novels.every((n: { has_audio: boolean }) => n.has_audio)).toBe(true);
   });
 
   it('is loaded exactly once when several replicas start together on an empty database', async () => {
@@ -119,7 +120,10 @@ describe('catalog:import', () => {
     ['a NUL in a body', 'novels[0].chapters[0].body', manifest([{ ...manifestNovel('ok'), chapters: [{ ...manifestNovel('ok').chapters[0], body: 'a\u0000b' }] }])],
     ['no endings', 'novels[0].endings', manifest([manifestNovel('ok', { endings: [] })])],
     ['a duplicate ending', 'novels[0].endings[1].choice_id', manifest([manifestNovel('ok', { endings: ['x', 'x'] })])],
-    ['an unknown audio status', 'novels[0].chapters[0].audio.status', manifest([manifestNovel('ok', { audio: { file: 'package.json', status: 'done' } })])],
+    ['an unknown audio status', 'novels[0].chapters[0].audio.status', manifest([manifestNovel('ok', { audio: { file: DEMO_MP3, status: 'done' } })])],
+    ['ready audio without a file', 'novels[0].chapters[0].audio.file', manifest([manifestNovel('ok', { audio: { status: 'ready' } })])],
+    ['audio with neither file nor status', 'novels[0].chapters[0].audio.status', manifest([manifestNovel('ok', { audio: {} })])],
+    ['an audio file that is not an mp3', 'novels[0].chapters[0].audio.file', manifest([manifestNovel('ok', { audio: { file: 'package.json' } })])],
     ['an audio file outside the manifest directory', 'novels[0].chapters[0].audio.file', manifest([manifestNovel('ok', { audio: { file: '../x.mp3' } })])],
     ['a missing audio file', 'novels[0].chapters[0].audio.file', manifest([manifestNovel('ok', { audio: { file: 'missing.mp3' } })])],
     ['a bad cover_url', 'novels[0].cover_url', manifest([{ ...manifestNovel('ok'), cover_url: 'not a url' }])],
@@ -150,7 +154,7 @@ describe('catalog:import', () => {
   });
 
   it('records the audio status of chapters with audio, and has_audio when every chapter is ready', async () => {
-    await importCatalog(t, manifest([manifestNovel('narrated', { audio: { file: 'package.json', status: 'ready' } }), manifestNovel('rendering', { audio: { file: 'package.json', status: 'rendering' } })]));
+    await importCatalog(t, manifest([manifestNovel('narrated', { audio: { file: DEMO_MP3, status: 'ready' } }), manifestNovel('rendering', { audio: { status: 'rendering' } })]));
     const { novels, chapters } = await catalogRows();
     expect(novels.find((n: { id: string }) => n.id === 'narrated').has_audio).toBe(true);
     expect(novels.find((n: { id: string }) => n.id === 'rendering').has_audio).toBe(false);

@@ -1,4 +1,4 @@
-import { importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
+import { DEMO_MP3, importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
 import { statementsDuring } from '../fixtures/query-counter.js';
 import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -17,7 +17,7 @@ beforeAll(async () => {
       manifestNovel('a-second', { title: 'Alpha' }),
       manifestNovel('a-first', { title: 'Alpha', tags: ['drama', 'summer'] }),
       manifestNovel('gone-novel', { title: 'Beta', status: 'removed' }),
-      manifestNovel('with-audio', { title: 'Gamma', audio: { file: 'package.json', status: 'ready' } }),
+      manifestNovel('with-audio', { title: 'Gamma', audio: { file: DEMO_MP3, status: 'ready' } }),
     ]),
   );
 });

@@ -1,7 +1,9 @@
 import { jest } from '@jest/globals';
+import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { AudioImportError, MediaService } from '../../src/modules/media/index.js';
-import { mediaFixtures } from './media-fixtures.js';
+import { contentKey, mediaFixtures } from './media-fixtures.js';
 import { startTestApp, TEST_BASE_URL, type TestApp } from '../support/test-app.js';
 
 let t: TestApp;
@@ -31,12 +33,23 @@ const fetchMedia = (url: string, headers: Record<string, string> = {}, method: '
   t.inject({ method, url: pathOf(url), headers });
 
 describe('importChapterAudio', () => {
-  it('stores the mp3 under a deterministic key with the duration and bitrate read from the audio', async () => {
+  it('stores the mp3 under a key named by its content, with the duration and bitrate read from the audio', async () => {
     const imported = await media.importChapterAudio('live', 'the-lighthouse', 1, fixtures.mp3);
-    expect(imported).toEqual({ key: 'live/the-lighthouse/1.mp3', bytes: file.length, durationSeconds: expect.any(Number), bitrateKbps: 32 });
+    expect(imported).toEqual({ key: contentKey('live', 'the-lighthouse', 1, file), bytes: file.length, durationSeconds: expect.any(Number), bitrateKbps: 32 });
     // The fixture is 6 to 12 whole seconds of audio; the encoder adds a few milliseconds.
     expect(imported.durationSeconds).toBeGreaterThanOrEqual(6);
     expect(imported.durationSeconds).toBeLessThanOrEqual(12);
+  });
+
+  it('stores other audio for the chapter beside the old file, so a URL already issued keeps its bytes', async () => {
+    const first = await media.importChapterAudio('live', 'the-lighthouse', 2, fixtures.mp3);
+    const issued = await media.issueStreamUrl(first.key);
+    const other = await media.importChapterAudio('live', 'the-lighthouse', 2, fixtures.otherMp3);
+    expect(other.key).not.toBe(first.key);
+    expect((await fetchMedia(issued.url)).rawPayload.equals(file)).toBe(true);
+    expect((await fetchMedia((await media.issueStreamUrl(other.key)).url)).rawPayload.equals(fixtures.otherMp3Bytes)).toBe(true);
+    // The same file again lands on the same key.
+    expect((await media.importChapterAudio('live', 'the-lighthouse', 2, fixtures.mp3)).key).toBe(first.key);
   });
 
   it.each([
@@ -47,8 +60,7 @@ describe('importChapterAudio', () => {
     const attempt = media.importChapterAudio('live', 'rejected-novel', 1, source());
     await expect(attempt).rejects.toThrow(AudioImportError);
     await expect(attempt).rejects.toThrow(message);
-    const { url } = await media.issueStreamUrl('live/rejected-novel/1.mp3');
-    expect((await fetchMedia(url)).statusCode).toBe(404);
+    expect(existsSync(join(t.config.dataDir, 'media', 'live', 'rejected-novel'))).toBe(false);
   });
 });
 

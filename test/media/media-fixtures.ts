@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,12 +12,15 @@ export function mediaFixtures() {
     writeFileSync(path, bytes);
     return path;
   };
-  // A committed demo file: a real mp3 (32 kbps, 6 to 12 s) without encoding one per test.
-  const [demoFile] = readdirSync(DEMO_AUDIO_DIR).filter((name) => name.endsWith('.mp3'));
+  // Committed demo files: real mp3s (32 kbps, 6 to 12 s) without encoding one per test.
+  const [demoFile, otherDemoFile] = readdirSync(DEMO_AUDIO_DIR).filter((name) => name.endsWith('.mp3'));
   const mp3Bytes = readFileSync(join(DEMO_AUDIO_DIR, demoFile));
+  const otherMp3Bytes = readFileSync(join(DEMO_AUDIO_DIR, otherDemoFile));
   return {
     mp3Bytes,
     mp3: file('narration.mp3', mp3Bytes),
+    otherMp3Bytes,
+    otherMp3: file('other-narration.mp3', otherMp3Bytes),
     text: file('notes.mp3', 'Chapter one. It was a dark and stormy night.\n'),
     wav: file('narration.wav', wavOfSilence(22_050)),
   };
@@ -39,3 +43,7 @@ function wavOfSilence(samples: number): Buffer {
   header.writeUInt32LE(samples * 2, 40);
   return Buffer.concat([header, Buffer.alloc(samples * 2)]);
 }
+
+/** The key importChapterAudio gives these bytes (it is named by their content). */
+export const contentKey = (environment: string, novelId: string, chapterNumber: number, bytes: Buffer) =>
+  `${environment}/${novelId}/${chapterNumber}-${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}.mp3`;

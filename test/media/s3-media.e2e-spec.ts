@@ -1,10 +1,10 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
 import { MediaService } from '../../src/modules/media/index.js';
 import { MediaStorage } from '../../src/modules/media/domain/media.storage.js';
-import { mediaFixtures } from './media-fixtures.js';
+import { contentKey, mediaFixtures } from './media-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 // s3rver 3.7.1 knows the access key id S3RVER. It checks a presigned URL's form and expiry
@@ -50,7 +50,7 @@ afterAll(async () => {
 describe('S3-compatible storage (against s3rver)', () => {
   it('uploads an import and serves its exact bytes at a presigned URL', async () => {
     const imported = await media.importChapterAudio('live', 'the-lighthouse', 2, fixtures.mp3);
-    expect(imported).toMatchObject({ key: 'live/the-lighthouse/2.mp3', bytes: fixtures.mp3Bytes.length, bitrateKbps: 32 });
+    expect(imported).toMatchObject({ key: contentKey('live', 'the-lighthouse', 2, fixtures.mp3Bytes), bytes: fixtures.mp3Bytes.length, bitrateKbps: 32 });
     const { url, expiresIn } = await media.issueStreamUrl(imported.key);
     expect(expiresIn).toBe(1200);
 
@@ -87,7 +87,8 @@ describe('S3-compatible storage (against s3rver)', () => {
 
   it('uploads nothing for a file that is not mp3', async () => {
     await expect(media.importChapterAudio('live', 'the-lighthouse', 3, fixtures.wav)).rejects.toThrow(/is not an mp3 file/);
-    expect((await fetch((await media.issueStreamUrl('live/the-lighthouse/3.mp3')).url)).status).toBe(404);
+    const wavKey = contentKey('live', 'the-lighthouse', 3, readFileSync(fixtures.wav));
+    expect((await fetch((await media.issueStreamUrl(wavKey)).url)).status).toBe(404);
   });
 
   it('leaves the local media route unserved', async () => {

@@ -102,9 +102,10 @@ describe('media keys', () => {
     (key) => expect(isMediaKey(key)).toBe(false),
   );
 
-  it('names a chapter\'s narration by environment, novel and chapter', () => {
-    expect(chapterAudioKey('sandbox', 'the-lighthouse', 12)).toBe('sandbox/the-lighthouse/12.mp3');
-    expect(() => chapterAudioKey('live', '../etc', 1)).toThrow(RangeError);
-    expect(() => chapterAudioKey('live', 'novel', 0)).toThrow(RangeError);
+  it('names a chapter\'s narration by environment, novel, chapter and content', () => {
+    expect(chapterAudioKey('sandbox', 'the-lighthouse', 12, '0123456789abcdef')).toBe('sandbox/the-lighthouse/12-0123456789abcdef.mp3');
+    expect(() => chapterAudioKey('live', '../etc', 1, '0123456789abcdef')).toThrow(RangeError);
+    expect(() => chapterAudioKey('live', 'novel', 0, '0123456789abcdef')).toThrow(RangeError);
+    expect(() => chapterAudioKey('live', 'novel', 1, '../../secret')).toThrow(RangeError);
   });
 });

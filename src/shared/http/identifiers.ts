@@ -1,4 +1,5 @@
 import { Matches } from 'class-validator';
+import { invalidRequest } from '../errors/api-error.js';
 import { matchingPipe } from './validation.js';
 
 /** DECISIONS 19: the partner's subscriber identifiers and our novel slugs. */
@@ -19,3 +20,17 @@ export const novelIdPipe = (name = 'novel id') => matchingPipe(name, novelIdPatt
 export const IsSubscriberId = () =>
   Matches(SUBSCRIBER_ID_PATTERN, { message: `$property must be ${SUBSCRIBER_ID_RULE}` });
 export const IsNovelId = () => Matches(novelIdPattern, { message: `$property must be ${NOVEL_ID_RULE}` });
+
+const MAX_CHAPTER_NUMBER = 100_000;
+
+/**
+ * A chapter number in a path: an integer of at least 1 (contract 8), or null. The global
+ * validation pipe may already have turned the text into a number (NaN for "abc"), so both
+ * forms are read.
+ */
+export function parseChapterNumber(value: unknown): number | null {
+  const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  return typeof number === 'number' && Number.isInteger(number) && number >= 1 && number <= MAX_CHAPTER_NUMBER ? number : null;
+}
+
+export const invalidChapterNumber = () => invalidRequest('chapter number must be an integer of at least 1.');

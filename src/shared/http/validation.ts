@@ -42,3 +42,17 @@ export function matchingPipe(name: string, pattern: RegExp, rule: string): PipeT
     },
   };
 }
+
+/**
+ * The query of an endpoint that takes no parameters: each one is unknown, and refused as
+ * everywhere else. (The validation pipe cannot do it: it has no DTO to hold them against.)
+ */
+export function noQueryParametersPipe(endpoint: string): PipeTransform<Record<string, unknown>, Record<string, never>> {
+  return {
+    transform(query: Record<string, unknown>): Record<string, never> {
+      const unknown = Object.keys(query);
+      if (unknown.length > 0) throw new ApiError('invalid_request', `Unknown query parameter: ${unknown.join(', ')}. ${endpoint} takes no parameters.`);
+      return {};
+    },
+  };
+}

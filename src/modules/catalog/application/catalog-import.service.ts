@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
 import type { Environment } from '../../../shared/tenancy/tenant.js';
+import { AudioImportError, MediaService } from '../../media/index.js';
 import { ManifestError, parseManifest, type CatalogManifest } from '../domain/catalog-manifest.js';
 import { CatalogRepository, type ChapterRecord } from '../domain/catalog.repository.js';
 
@@ -25,6 +26,10 @@ export interface ImportOptions {
 
 /** Chapters written per statement: bounds statement size, and paces the progress lines. */
 const CHAPTER_BATCH = 250;
+/** Audio files read and stored at once: storage round trips overlap, memory stays flat (files are streamed). */
+const AUDIO_IMPORTS_AT_ONCE = 4;
+/** Audio files per progress line. */
+const AUDIO_PROGRESS_STEP = 25;
 
 /**
  * `catalog:import` (DECISIONS 18): an idempotent upsert of a manifest, all or nothing.
@@ -35,6 +40,7 @@ const CHAPTER_BATCH = 250;
 export class CatalogImportService {
   constructor(
     private readonly catalog: CatalogRepository,
+    private readonly media: MediaService,
     private readonly unitOfWork: UnitOfWork,
   ) {}
 
@@ -43,14 +49,20 @@ export class CatalogImportService {
     return this.importManifest(await readJson(path), environment, { directory: dirname(path), progress });
   }
 
-  /** Validates the whole manifest, then writes it in one transaction; a ManifestError names the first bad field. */
+  /**
+   * Validates the whole manifest and imports its audio files, then writes it in one
+   * transaction; a ManifestError names the first bad field.
+   */
   async importManifest(input: unknown, environment: Environment, options: ImportOptions): Promise<CatalogImportResult> {
+    const progress = options.progress ?? (() => undefined);
     const manifest = parseManifest(input);
-    await checkAudioFiles(manifest, options.directory);
+    // Categories are never deleted, so a reference found now stays valid until the write;
+    // checking first spares storing audio for a manifest that is refused anyway.
+    await this.checkCategoryReferences(manifest, environment);
+    const chapters = await this.chapterRecords(manifest, environment, options.directory, progress);
     return this.unitOfWork.run(async () => {
       await this.catalog.lockForWriting(environment);
-      await this.checkCategoryReferences(manifest, environment);
-      return this.write(manifest, environment, options.progress ?? (() => undefined));
+      return this.write(manifest, chapters, environment, progress);
     });
   }
 
@@ -76,11 +88,43 @@ export class CatalogImportService {
     }
   }
 
-  private async write(manifest: CatalogManifest, environment: Environment, progress: (line: string) => void): Promise<CatalogImportResult> {
+  /**
+   * Every chapter as it will be stored, with the narration of each chapter that names a
+   * file read (duration, bitrate) and stored by the media layer before any row is written:
+   * a file that is not a constant-bitrate mp3 refuses the whole manifest. Files stored for
+   * a manifest refused later (a bad file further on, a failed write) are harmless: their
+   * keys are named by content, so they replace nothing a chapter points at, no chapter
+   * points at them, and no URL is ever issued for them.
+   */
+  private async chapterRecords(manifest: CatalogManifest, environment: Environment, directory: string, progress: (line: string) => void): Promise<ChapterRecord[]> {
+    const records: ChapterRecord[] = [];
+    const files: { record: ChapterRecord; file: string; field: string }[] = [];
+    manifest.novels.forEach((novel, n) =>
+      novel.chapters.forEach((chapter, c) => {
+        const record: ChapterRecord = { ...chapter, novelId: novel.id, audio: { status: chapter.audio?.status ?? 'pending', ...NO_AUDIO_FILE } };
+        records.push(record);
+        if (chapter.audio?.file) files.push({ record, file: chapter.audio.file, field: `novels[${n}].chapters[${c}].audio.file` });
+      }),
+    );
+    let done = 0;
+    await forEachInOrder(files, AUDIO_IMPORTS_AT_ONCE, async ({ record, file, field }) => {
+      const imported = await this.media.importChapterAudio(environment, record.novelId, record.number, resolve(directory, file)).catch((error: unknown) => {
+        if (error instanceof AudioImportError) throw new ManifestError(field, `(${file}) cannot be imported as narration: ${error.message}`);
+        throw error;
+      });
+      record.audio = { status: record.audio.status, ...imported };
+      done += 1;
+      if (files.length > AUDIO_PROGRESS_STEP && (done % AUDIO_PROGRESS_STEP === 0 || done === files.length)) {
+        progress(`catalog:import: ${done}/${files.length} audio files`);
+      }
+    });
+    return records;
+  }
+
+  private async write(manifest: CatalogManifest, chapters: ChapterRecord[], environment: Environment, progress: (line: string) => void): Promise<CatalogImportResult> {
     const { categories, novels } = manifest;
     await this.catalog.upsertCategories(environment, categories);
     const changed = new Set(await this.catalog.upsertNovels(environment, novels));
-    const chapters: ChapterRecord[] = novels.flatMap((n) => n.chapters.map((c) => ({ ...c, novelId: n.id })));
     for (let done = 0; done < chapters.length; done += CHAPTER_BATCH) {
       const batch = chapters.slice(done, done + CHAPTER_BATCH);
       for (const id of await this.catalog.upsertChapters(environment, batch)) changed.add(id);
@@ -110,15 +154,23 @@ async function readJson(path: string): Promise<unknown> {
   }
 }
 
-/** Every audio file a manifest names must exist next to it, so that no chapter points at nothing. */
-async function checkAudioFiles(manifest: CatalogManifest, directory: string): Promise<void> {
-  for (const [n, novel] of manifest.novels.entries()) {
-    for (const [c, chapter] of novel.chapters.entries()) {
-      if (!chapter.audio) continue;
-      const found = await stat(resolve(directory, chapter.audio.file)).catch(() => null);
-      if (!found?.isFile()) {
-        throw new ManifestError(`novels[${n}].chapters[${c}].audio.file`, `names no file: ${chapter.audio.file} (relative to ${directory})`);
-      }
+/** A chapter without an imported file: no narration to serve, whatever its status. */
+const NO_AUDIO_FILE = { key: null, bytes: null, durationSeconds: null, bitrateKbps: null };
+
+/**
+ * Runs `work` on every item, at most `limit` at once, starting them in order. After a
+ * failure no further item is started; once the running ones end, the failure of the
+ * earliest item is thrown, which (items starting in order) is the first item that fails.
+ */
+async function forEachInOrder<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  const failures: { index: number; error: unknown }[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length && failures.length === 0) {
+      const index = next++;
+      await work(items[index]).catch((error: unknown) => failures.push({ index, error }));
     }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failures.length > 0) throw failures.reduce((first, failure) => (failure.index < first.index ? failure : first)).error;
 }

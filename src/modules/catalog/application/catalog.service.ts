@@ -1,12 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, novelNotFound } from '../../../shared/errors/api-error.js';
 import type { Environment } from '../../../shared/tenancy/tenant.js';
-import type { Category, Chapter, ChapterSummary, Ending, Novel, NovelPage, NovelQuery } from '../domain/catalog.js';
+import type { Category, Chapter, ChapterNarration, ChapterSummary, Ending, Novel, NovelPage, NovelQuery } from '../domain/catalog.js';
 import { CatalogRepository } from '../domain/catalog.repository.js';
 
 export interface PublishedChapter {
   novel: Novel;
   chapter: Chapter;
+}
+
+export interface PublishedNarration {
+  novel: Novel;
+  narration: ChapterNarration;
 }
 
 /**
@@ -46,6 +51,22 @@ export class CatalogService {
     if (!novel) throw novelNotFound(novelId);
     if (!chapter) throw chapterNotFound(novel, chapterNumber);
     return { novel, chapter };
+  }
+
+  /**
+   * A published novel's chapter narration, without the chapter's text, in one query:
+   * novel_not_found, or not_found beyond the novel. The audio endpoints' lookup.
+   */
+  async publishedNarration(environment: Environment, novelId: string, chapterNumber: number): Promise<PublishedNarration> {
+    const found = await this.catalog.publishedNarration(environment, novelId, chapterNumber);
+    if (!found) throw novelNotFound(novelId);
+    if (!found.narration) throw chapterNotFound(found.novel, chapterNumber);
+    return { novel: found.novel, narration: found.narration };
+  }
+
+  /** The narration of every chapter, of a novel the caller has already found published. */
+  narrations(environment: Environment, novel: Novel): Promise<ChapterNarration[]> {
+    return this.catalog.narrations(environment, novel.id);
   }
 
   /** Chapter titles and durations of a novel the caller has already found published. */

@@ -33,8 +33,13 @@ export interface ManifestChapter {
   title: string;
   body: string;
   durationSeconds: number;
-  /** `file` is relative to the manifest. */
-  audio: { file: string; status: AudioStatus } | null;
+  audio: ManifestAudio | null;
+}
+
+export interface ManifestAudio {
+  /** Relative to the manifest, inside its directory; required when `status` is ready. */
+  file: string | null;
+  status: AudioStatus;
 }
 
 export interface ManifestEnding {
@@ -113,14 +118,22 @@ function chapter(value: unknown, path: string): ManifestChapter {
   };
 }
 
-function audio(value: unknown, path: string): ManifestChapter['audio'] {
+/**
+ * A chapter's narration: a file and its status (ready when not given), or only a status
+ * while the audio does not exist yet. Ready audio needs a file: the stream endpoint serves
+ * what was imported, never a promise of it.
+ */
+function audio(value: unknown, path: string): ManifestAudio {
   const o = objectAt(value, path, ['file', 'status']);
-  const file = text(o, 'file', path, 1000);
+  const file = o.file === undefined ? null : text(o, 'file', path, 1000);
   // The file must stay inside the manifest's directory.
-  if (file.startsWith('/') || file.split(/[\\/]/).includes('..')) {
+  if (file !== null && (file.startsWith('/') || file.split(/[\\/]/).includes('..'))) {
     throw new ManifestError(`${path}.file`, 'must be a path relative to the manifest, inside its directory');
   }
-  return { file, status: o.status === undefined ? 'ready' : oneOf(o, 'status', path, AUDIO_STATUSES) };
+  if (file === null && o.status === undefined) throw new ManifestError(`${path}.status`, 'is required when audio has no file');
+  const status = o.status === undefined ? 'ready' : oneOf(o, 'status', path, AUDIO_STATUSES);
+  if (file === null && status === 'ready') throw new ManifestError(`${path}.file`, 'is required when the audio status is ready');
+  return { file, status };
 }
 
 function ending(value: unknown, path: string): ManifestEnding {

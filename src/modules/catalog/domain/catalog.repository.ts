@@ -1,8 +1,9 @@
 import type { Environment } from '../../../shared/tenancy/tenant.js';
-import type { Category, Chapter, ChapterSummary, Ending, Novel, NovelPage, NovelQuery } from './catalog.js';
+import type { Category, Chapter, ChapterAudio, ChapterNarration, ChapterSummary, Ending, Novel, NovelPage, NovelQuery } from './catalog.js';
 import type { ManifestCategory, ManifestChapter, ManifestEnding, ManifestNovel } from './catalog-manifest.js';
 
-export type ChapterRecord = ManifestChapter & { novelId: string };
+/** A chapter as an import stores it: the manifest's fields and the narration it imported. */
+export type ChapterRecord = Omit<ManifestChapter, 'audio'> & { novelId: string; audio: ChapterAudio };
 export type EndingRecord = ManifestEnding & { novelId: string };
 
 /**
@@ -16,6 +17,10 @@ export abstract class CatalogRepository {
   abstract publishedNovels(environment: Environment, novelIds: readonly string[]): Promise<Novel[]>;
   abstract chapters(environment: Environment, novelId: string): Promise<ChapterSummary[]>;
   abstract chapter(environment: Environment, novelId: string, number: number): Promise<Chapter | null>;
+  /** A published novel and one chapter's narration (null beyond the novel), in one query; null when the novel is not published. */
+  abstract publishedNarration(environment: Environment, novelId: string, number: number): Promise<{ novel: Novel; narration: ChapterNarration | null } | null>;
+  /** The narration of every chapter of a novel, in chapter order. */
+  abstract narrations(environment: Environment, novelId: string): Promise<ChapterNarration[]>;
   abstract endings(environment: Environment, novelId: string): Promise<Ending[]>;
 
   /** Serialises catalog writers of the environment until the transaction ends. */

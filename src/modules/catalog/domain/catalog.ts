@@ -44,6 +44,12 @@ export interface ChapterAudio {
   bitrateKbps: number | null;
 }
 
+/** A chapter's narration without its text: what the audio endpoints read. */
+export interface ChapterNarration {
+  number: number;
+  audio: ChapterAudio;
+}
+
 export interface Chapter extends ChapterSummary {
   novelId: string;
   /** Markdown. */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { Db } from '../../../shared/persistence/typeorm-unit-of-work.js';
 import type { Environment } from '../../../shared/tenancy/tenant.js';
-import type { AudioStatus, Category, Chapter, ChapterSummary, Ending, Novel, NovelPage, NovelQuery } from '../domain/catalog.js';
+import type { AudioStatus, Category, Chapter, ChapterAudio, ChapterNarration, ChapterSummary, Ending, Novel, NovelPage, NovelQuery } from '../domain/catalog.js';
 import type { ManifestCategory, ManifestNovel } from '../domain/catalog-manifest.js';
 import { CatalogRepository, type ChapterRecord, type EndingRecord } from '../domain/catalog.repository.js';
 import { CategoryEntity, ChapterEntity, EndingEntity, NovelEntity } from './catalog.entities.js';
@@ -11,7 +11,9 @@ const PUBLISHED = 'published';
 
 /** The novel columns a manifest sets (total_chapters, has_audio and updated_at are derived). */
 const NOVEL_COLUMNS = ['title', 'synopsis', 'author', 'category_id', 'tags', 'language', 'cover_url', 'status'];
-const columnList = (prefix: string) => NOVEL_COLUMNS.map((column) => prefix + column).join(', ');
+/** The chapter columns an import sets: the manifest's, and what the media import read from the audio file. */
+const CHAPTER_COLUMNS = ['title', 'body', 'duration_seconds', 'audio_status', 'audio_key', 'audio_bytes', 'audio_duration_seconds', 'audio_bitrate_kbps'];
+const columnsOf = (columns: readonly string[], prefix: string) => columns.map((column) => prefix + column).join(', ');
 
 @Injectable()
 export class TypeOrmCatalogRepository extends CatalogRepository {
@@ -70,6 +72,28 @@ export class TypeOrmCatalogRepository extends CatalogRepository {
     return row ? toChapter(row) : null;
   }
 
+  async publishedNarration(environment: Environment, novelId: string, number: number): Promise<{ novel: Novel; narration: ChapterNarration | null } | null> {
+    // One round trip on the stream endpoint's path, and never the chapter's text.
+    const row = await this.novels
+      .createQueryBuilder('n')
+      .leftJoinAndMapOne('n.chapter', ChapterEntity, 'c', 'c.environment = n.environment AND c.novel_id = n.id AND c.number = :number', { number })
+      .select(['n', ...NARRATION_FIELDS.map((field) => `c.${field}`)])
+      .where('n.environment = :environment AND n.id = :novelId AND n.status = :status', { environment, novelId, status: PUBLISHED })
+      .getOne();
+    if (!row) return null;
+    const chapter = (row as NovelEntity & { chapter?: ChapterEntity }).chapter;
+    return { novel: toNovel(row), narration: chapter ? toNarration(chapter) : null };
+  }
+
+  async narrations(environment: Environment, novelId: string): Promise<ChapterNarration[]> {
+    const rows = await this.db.manager.getRepository(ChapterEntity).find({
+      select: Object.fromEntries(NARRATION_FIELDS.map((field) => [field, true])),
+      where: { environment, novelId },
+      order: { number: 'ASC' },
+    });
+    return rows.map(toNarration);
+  }
+
   async endings(environment: Environment, novelId: string): Promise<Ending[]> {
     const rows = await this.db.manager.getRepository(EndingEntity).find({ where: { environment, novelId }, order: { sortOrder: 'ASC', choiceId: 'ASC' } });
     return rows.map(({ choiceId, label, ending, sortOrder }) => ({ choiceId, label, ending, sortOrder }));
@@ -117,12 +141,12 @@ export class TypeOrmCatalogRepository extends CatalogRepository {
       status: n.status,
     }));
     const rows = await this.db.query<{ id: string }>(
-      `INSERT INTO novels (environment, id, ${columnList('')})
-       SELECT $1, n.id, ${columnList('n.')}
+      `INSERT INTO novels (environment, id, ${columnsOf(NOVEL_COLUMNS, '')})
+       SELECT $1, n.id, ${columnsOf(NOVEL_COLUMNS, 'n.')}
          FROM jsonb_to_recordset($2::jsonb)
            AS n(id text, title text, synopsis text, author text, category_id text, tags text[], language text, cover_url text, status text)
        ON CONFLICT (environment, id) DO UPDATE SET ${NOVEL_COLUMNS.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}
-         WHERE (${columnList('novels.')}) IS DISTINCT FROM (${columnList('EXCLUDED.')})
+         WHERE (${columnsOf(NOVEL_COLUMNS, 'novels.')}) IS DISTINCT FROM (${columnsOf(NOVEL_COLUMNS, 'EXCLUDED.')})
        RETURNING id`,
       [environment, JSON.stringify(records)],
     );
@@ -137,18 +161,20 @@ export class TypeOrmCatalogRepository extends CatalogRepository {
       title: c.title,
       body: c.body,
       duration_seconds: c.durationSeconds,
-      audio_status: audioStatusOf(c),
+      audio_status: c.audio.status,
+      audio_key: c.audio.key,
+      audio_bytes: c.audio.bytes,
+      audio_duration_seconds: c.audio.durationSeconds,
+      audio_bitrate_kbps: c.audio.bitrateKbps,
     }));
-    // The stored audio file's fields (audio_key, bytes, duration, bitrate) belong to the media import and are left alone.
     const rows = await this.db.query<{ novel_id: string }>(
-      `INSERT INTO chapters (environment, novel_id, number, title, body, duration_seconds, audio_status)
-       SELECT $1, c.novel_id, c.number, c.title, c.body, c.duration_seconds, c.audio_status
+      `INSERT INTO chapters (environment, novel_id, number, ${columnsOf(CHAPTER_COLUMNS, '')})
+       SELECT $1, c.novel_id, c.number, ${columnsOf(CHAPTER_COLUMNS, 'c.')}
          FROM jsonb_to_recordset($2::jsonb)
-           AS c(novel_id text, number integer, title text, body text, duration_seconds integer, audio_status text)
-       ON CONFLICT (environment, novel_id, number) DO UPDATE
-         SET title = EXCLUDED.title, body = EXCLUDED.body, duration_seconds = EXCLUDED.duration_seconds, audio_status = EXCLUDED.audio_status
-         WHERE (chapters.title, chapters.body, chapters.duration_seconds, chapters.audio_status)
-           IS DISTINCT FROM (EXCLUDED.title, EXCLUDED.body, EXCLUDED.duration_seconds, EXCLUDED.audio_status)
+           AS c(novel_id text, number integer, title text, body text, duration_seconds integer, audio_status text,
+                audio_key text, audio_bytes bigint, audio_duration_seconds integer, audio_bitrate_kbps integer)
+       ON CONFLICT (environment, novel_id, number) DO UPDATE SET ${CHAPTER_COLUMNS.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}
+         WHERE (${columnsOf(CHAPTER_COLUMNS, 'chapters.')}) IS DISTINCT FROM (${columnsOf(CHAPTER_COLUMNS, 'EXCLUDED.')})
        RETURNING novel_id`,
       [environment, JSON.stringify(records)],
     );
@@ -229,17 +255,23 @@ function toChapter(row: ChapterEntity): Chapter {
     title: row.title,
     durationSeconds: row.durationSeconds,
     body: row.body,
-    audio: {
-      status: row.audioStatus as AudioStatus,
-      key: row.audioKey,
-      bytes: row.audioBytes === null ? null : Number(row.audioBytes),
-      durationSeconds: row.audioDurationSeconds,
-      bitrateKbps: row.audioBitrateKbps,
-    },
+    audio: toAudio(row),
   };
 }
 
-/** A chapter without audio in the manifest has none to render yet. */
-const audioStatusOf = (chapter: ChapterRecord): AudioStatus => chapter.audio?.status ?? 'pending';
+/** The chapter fields a narration is read from (the key columns too: TypeORM needs them to build the entity). */
+const NARRATION_FIELDS = ['environment', 'novelId', 'number', 'audioStatus', 'audioKey', 'audioBytes', 'audioDurationSeconds', 'audioBitrateKbps'] as const satisfies readonly (keyof ChapterEntity)[];
+
+const toNarration = (row: ChapterEntity): ChapterNarration => ({ number: row.number, audio: toAudio(row) });
+
+function toAudio(row: ChapterEntity): ChapterAudio {
+  return {
+    status: row.audioStatus as AudioStatus,
+    key: row.audioKey,
+    bytes: row.audioBytes === null ? null : Number(row.audioBytes),
+    durationSeconds: row.audioDurationSeconds,
+    bitrateKbps: row.audioBitrateKbps,
+  };
+}
 
 const distinct = (values: string[]) => [...new Set(values)];

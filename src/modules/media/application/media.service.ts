@@ -1,4 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { AppConfig } from '../../../config/app-config.js';
 import type { Environment } from '../../../shared/tenancy/tenant.js';
 import { AudioProbe, type Mp3Facts } from '../domain/audio.probe.js';
@@ -33,13 +35,15 @@ export class MediaService {
   ) {}
 
   /**
-   * Stores an mp3 as the narration of a chapter, replacing any earlier one, with its
-   * duration and bitrate read from the audio itself. Throws AudioImportError, naming the
-   * file, when it is not a constant-bitrate mp3; nothing is stored then.
+   * Stores an mp3 as narration of a chapter, with its duration and bitrate read from the
+   * audio itself, under a key named by its content (see chapterAudioKey): the chapter
+   * serves it once the catalog records the key. Importing the same file again stores it
+   * under the same key. Throws AudioImportError, naming the file, when it is not a
+   * constant-bitrate mp3; nothing is stored then.
    */
   async importChapterAudio(environment: Environment, novelId: string, chapterNumber: number, sourceFilePath: string): Promise<ImportedChapterAudio> {
-    const key = chapterAudioKey(environment, novelId, chapterNumber);
     const facts = await this.probe.inspectMp3(sourceFilePath);
+    const key = chapterAudioKey(environment, novelId, chapterNumber, await contentDigest(sourceFilePath));
     await this.storage.put(key, sourceFilePath);
     return { key, ...facts };
   }
@@ -59,4 +63,11 @@ export class MediaService {
   recordStreamIssued(entry: StreamIssued): Promise<void> {
     return this.audit.append(entry);
   }
+}
+
+/** The first 64 bits of the file's SHA-256 in hex: plenty to tell the versions of one chapter's audio apart. */
+async function contentDigest(filePath: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(filePath)) hash.update(chunk as Buffer);
+  return hash.digest('hex').slice(0, 16);
 }

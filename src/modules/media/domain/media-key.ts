@@ -17,10 +17,19 @@ export function assertMediaKey(key: string): void {
   if (!isMediaKey(key)) throw new RangeError(`"${key}" is not a valid media key`);
 }
 
-/** The one key of a chapter's narration: importing it again replaces the file. */
-export function chapterAudioKey(environment: Environment, novelId: string, chapterNumber: number): string {
+const CONTENT_DIGEST = /^[0-9a-f]{16}$/;
+
+/**
+ * The key of one version of a chapter's narration, named by its content: importing other
+ * audio for the chapter stores it beside the old file instead of over it. So nothing a
+ * catalog row points at ever changes under it (the row switches to the new key when the
+ * import commits), a URL already issued keeps serving the file it was issued for, and
+ * objects stored by an import that was then refused are never pointed at.
+ */
+export function chapterAudioKey(environment: Environment, novelId: string, chapterNumber: number, contentDigest: string): string {
   assertChapter(novelId, chapterNumber);
-  return `${environment}/${novelId}/${chapterNumber}.mp3`;
+  if (!CONTENT_DIGEST.test(contentDigest)) throw new RangeError(`Content digest "${contentDigest}" is not 16 lowercase hex digits`);
+  return `${environment}/${novelId}/${chapterNumber}-${contentDigest}.mp3`;
 }
 
 /** A novel slug and a chapter number from 1: anything else is a bug in the caller. */

@@ -1,0 +1,95 @@
+import { Injectable } from '@nestjs/common';
+import { invalidChapterNumber, parseChapterNumber } from '../../../shared/http/identifiers.js';
+import type { Environment } from '../../../shared/tenancy/tenant.js';
+import { CatalogService, type ChapterNarration, type Novel } from '../../catalog/index.js';
+import { EntitlementsService } from '../../entitlements/index.js';
+import type { Principal } from '../../identity/index.js';
+import { MediaService } from '../../media/index.js';
+import { ChapterReleaseService, chapterLocked } from '../../reading/index.js';
+import { audioNotReady, planWithoutAudio } from '../domain/audio-errors.js';
+
+/** What the stream endpoint answers (contract 2, Stream response). */
+export interface ChapterStream {
+  url: string;
+  expiresIn: number;
+  durationSeconds: number | null;
+}
+
+export interface NovelNarration {
+  novel: Novel;
+  chapters: ChapterNarration[];
+}
+
+/**
+ * The audio surface (contract 4.1, DECISIONS 11): stream URLs for released chapters and
+ * the narration metadata. It owns no data: it composes the catalog (what is narrated),
+ * reading (what the drip released), entitlements (who may listen) and media (URLs and
+ * their audit log) through their public doors.
+ */
+@Injectable()
+export class AudioService {
+  constructor(
+    private readonly catalog: CatalogService,
+    private readonly releases: ChapterReleaseService,
+    private readonly entitlements: EntitlementsService,
+    private readonly media: MediaService,
+  ) {}
+
+  /**
+   * A signed URL to a chapter's mp3. Checked in the contract's order once the novel and the
+   * chapter are found: the subscriber's plan includes audio (403 plan_without_audio), the
+   * drip has released the chapter (403 chapter_locked), the audio is ready (404
+   * audio_not_ready). The URL is handed out only after its audit row is written: if that
+   * write fails, the request fails.
+   */
+  async streamUrl(caller: Principal, novelId: string, chapterParam: string, subscriberId: string): Promise<ChapterStream> {
+    const chapterNumber = await this.chapterNumberOf(caller.environment, novelId, chapterParam);
+    // The subscriber's features are read once: audio decides the first check, early access the drip.
+    const features = this.entitlements.features(caller, subscriberId);
+    const [{ narration }, { audio: planIncludesAudio }, release] = await Promise.all([
+      this.catalog.publishedNarration(caller.environment, novelId, chapterNumber),
+      features,
+      features.then(({ earlyAccess }) => this.releases.chapterRelease(caller, subscriberId, novelId, chapterNumber, { earlyAccess })),
+    ]);
+    if (!planIncludesAudio) throw planWithoutAudio(subscriberId);
+    if (!release.released) throw chapterLocked(novelId, chapterNumber, release);
+    const { status, key, durationSeconds } = narration.audio;
+    if (status !== 'ready' || key === null) throw audioNotReady(novelId, chapterNumber, status);
+    const issued = await this.media.issueStreamUrl(key);
+    await this.media.recordStreamIssued({
+      partnerId: caller.partnerId,
+      environment: caller.environment,
+      clientId: caller.clientId,
+      subscriberId,
+      novelId,
+      chapterNumber,
+      issuedAt: issued.issuedAt,
+      expiresAt: issued.expiresAt,
+    });
+    return { url: issued.url, expiresIn: issued.expiresIn, durationSeconds };
+  }
+
+  /** The narration of every chapter of a published novel. */
+  async novelNarration(environment: Environment, novelId: string): Promise<NovelNarration> {
+    const novel = await this.catalog.publishedNovel(environment, novelId);
+    return { novel, chapters: await this.catalog.narrations(environment, novel) };
+  }
+
+  /** The narration of one chapter of a published novel. */
+  async chapterNarration(environment: Environment, novelId: string, chapterParam: string): Promise<ChapterNarration> {
+    const chapterNumber = await this.chapterNumberOf(environment, novelId, chapterParam);
+    return (await this.catalog.publishedNarration(environment, novelId, chapterNumber)).narration;
+  }
+
+  /**
+   * The chapter number of a path. The contract's order finds the novel before it judges
+   * the chapter number, so a malformed number is a 400 only for a novel that exists; a
+   * well-formed one costs no extra query.
+   */
+  private async chapterNumberOf(environment: Environment, novelId: string, chapterParam: string): Promise<number> {
+    const chapterNumber = parseChapterNumber(chapterParam);
+    if (chapterNumber !== null) return chapterNumber;
+    await this.catalog.publishedNovel(environment, novelId);
+    throw invalidChapterNumber();
+  }
+}

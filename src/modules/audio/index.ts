@@ -1,0 +1,1 @@
+export { AudioModule } from './audio.module.js';
