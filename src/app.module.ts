@@ -5,6 +5,7 @@ import { AnalyticsModule } from './modules/analytics/index.js';
 import { BillingModule } from './modules/billing/index.js';
 import { EntitlementsModule } from './modules/entitlements/index.js';
 import { IdentityModule } from './modules/identity/index.js';
+import { KidsEngagementModule } from './modules/kids-engagement/index.js';
 import { WebhooksModule } from './modules/webhooks/index.js';
 import type { HttpMetrics } from './observability/metrics.js';
 import { ObservabilityModule } from './observability/observability.module.js';
@@ -29,6 +30,7 @@ export class AppModule {
         EntitlementsModule,
         BillingModule,
         AnalyticsModule,
+        KidsEngagementModule,
         WebhooksModule,
       ],
     };

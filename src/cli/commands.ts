@@ -1,4 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
+import { createReadStream } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
 import { DataSource } from 'typeorm';
 import { runMigrations } from '../database/migrate.js';
 import { EntitlementsService, INTERNAL_PLANS, isInternalPlan } from '../modules/entitlements/index.js';
@@ -12,6 +15,7 @@ import {
   type Scope,
   type TokenIssuer,
 } from '../modules/identity/index.js';
+import { KidsActivityImporter } from '../modules/kids-engagement/index.js';
 
 /** A mistake in how a command was called; reported with exit code 2. */
 export class UsageError extends Error {}
@@ -63,6 +67,24 @@ export const COMMANDS: Record<string, Command> = {
       if (!isInternalPlan(to)) throw new UsageError(`--to must be one of ${Object.keys(INTERNAL_PLANS).join(', ')}`);
       const updated = await context.get(EntitlementsService).mapPlan(partnerId, plan, to);
       return { partner_id: partnerId, plan, internal_plan: to, entitlements_updated: updated };
+    },
+  },
+  'kids:import': {
+    summary: "FILE --partner ID   load children's reading sessions (NDJSON) into the partner's live data, all or nothing",
+    options: { partner: false },
+    run: async (context, args) => {
+      const partnerId = uuid(args, 'partner');
+      const file = onlyPositional(args, 'FILE');
+      await access(file).catch(() => {
+        throw new UsageError(`cannot read ${file}`);
+      });
+      try {
+        const result = await context.get(KidsActivityImporter).import(partnerId, linesOf(file));
+        return { partner_id: partnerId, environment: 'live', file, ...result };
+      } catch (error) {
+        if (error instanceof UnknownPartnerError) throw new UsageError(`no partner ${partnerId}`);
+        throw error;
+      }
     },
   },
   'keys:rotate': {
@@ -117,6 +139,19 @@ function required(args: Args, name: string): string {
   const value = args.flags[name];
   if (typeof value !== 'string' || !value.trim()) throw new UsageError(`--${name} is required`);
   return value.trim();
+}
+
+/**
+ * The lines of a file, read as they are consumed. Opened lazily on purpose: readline emits
+ * lines as soon as it is created, and those emitted before iteration begins are lost.
+ */
+async function* linesOf(file: string): AsyncGenerator<string> {
+  yield* createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+}
+
+function onlyPositional(args: Args, name: string): string {
+  if (args.positional.length !== 1) throw new UsageError(`expected exactly one ${name}`);
+  return args.positional[0];
 }
 
 function uuid(args: Args, name: string): string {
