@@ -3,9 +3,13 @@ import type { AppConfig } from './config/app-config.js';
 import { DatabaseModule } from './database/database.module.js';
 import { AnalyticsModule } from './modules/analytics/index.js';
 import { BillingModule } from './modules/billing/index.js';
+import { CatalogModule } from './modules/catalog/index.js';
 import { EntitlementsModule } from './modules/entitlements/index.js';
 import { IdentityModule } from './modules/identity/index.js';
 import { KidsEngagementModule } from './modules/kids-engagement/index.js';
+import { MediaModule } from './modules/media/index.js';
+import { PlaybackModule } from './modules/playback/index.js';
+import { ReadingModule } from './modules/reading/index.js';
 import { WebhooksModule } from './modules/webhooks/index.js';
 import type { HttpMetrics } from './observability/metrics.js';
 import { ObservabilityModule } from './observability/observability.module.js';
@@ -29,9 +33,13 @@ export class AppModule {
         IdentityModule,
         EntitlementsModule,
         BillingModule,
+        CatalogModule,
+        ReadingModule,
+        PlaybackModule,
         AnalyticsModule,
         KidsEngagementModule,
         WebhooksModule,
+        MediaModule,
       ],
     };
   }

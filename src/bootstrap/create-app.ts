@@ -1,6 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { AppModule } from '../app.module.js';
@@ -33,10 +33,20 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
-    connectionTimeout: 10_000,
+    // Idle sockets close after a minute (a paused audio download resumes with Range);
+    // a request must arrive whole within 30 s, so slow-loris clients cannot pin sockets.
+    connectionTimeout: 60_000,
     keepAliveTimeout: 72_000,
     requestTimeout: 30_000,
     routerOptions: { maxParamLength: 300, ignoreTrailingSlash: true },
+    // Failures of Fastify's router happen before Nest sees the request.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      const failure = new ApiError(
+        'invalid_request',
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is longer than any valid identifier.' : 'The URL is not correctly percent-encoded.',
+      );
+      reply.status(failure.status).header('x-request-id', request.id).send(failure.body);
+    },
   });
   const metrics = new HttpMetrics();
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, databaseUrl, metrics }), adapter, {
@@ -48,7 +58,6 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
   app.useGlobalFilters(new AllExceptionsFilter());
   app.useGlobalPipes(createValidationPipe());
   setupSwagger(app, config);
-  app.enableShutdownHooks();
   await app.init();
   return app;
 }
@@ -56,13 +65,31 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
 function installRequestHooks(fastify: FastifyInstance, config: AppConfig): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    // Surfaces this process does not serve (SERVICES) answer as if they did not exist.
-    const surface = surfaceOf(request.url);
-    if (surface && !config.mounts(surface)) {
-      const error = new ApiError('not_found', `No endpoint answers ${request.method} ${request.url.split('?')[0]}.`);
-      reply.status(error.status).send(error.body);
+    const refusal = refuseEarly(request, config);
+    if (refusal) {
+      reply.status(refusal.status).send(refusal.body);
       return;
     }
     done();
   });
+}
+
+/** Token endpoints read forms and check their own body (their errors must not be cached). */
+const isTokenEndpoint = (route: string | undefined) => route?.endsWith('/oauth2/token') ?? false;
+
+function refuseEarly(request: FastifyRequest, config: AppConfig): ApiError | undefined {
+  // Surfaces this process does not serve (SERVICES) answer as if they did not exist.
+  const surface = surfaceOf(request.url);
+  if (surface && !config.mounts(surface)) {
+    return new ApiError('not_found', `No endpoint answers ${request.method} ${request.url.split('?')[0]}.`);
+  }
+  // Every other body is JSON: a form or text body is refused rather than half-understood.
+  const contentType = request.headers['content-type'];
+  if (contentType !== undefined && !isTokenEndpoint(request.routeOptions.url)) {
+    const mediaType = contentType.split(';')[0].trim().toLowerCase();
+    if (mediaType !== 'application/json') {
+      return new ApiError('invalid_request', `Unsupported Content-Type "${mediaType}": send application/json.`);
+    }
+  }
+  return undefined;
 }

@@ -4,6 +4,7 @@ import { access } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { DataSource } from 'typeorm';
 import { runMigrations } from '../database/migrate.js';
+import { CatalogImportService, ManifestError } from '../modules/catalog/index.js';
 import { EntitlementsService, INTERNAL_PLANS, isInternalPlan } from '../modules/entitlements/index.js';
 import {
   parseScopes,
@@ -15,7 +16,7 @@ import {
   type Scope,
   type TokenIssuer,
 } from '../modules/identity/index.js';
-import { KidsActivityImporter } from '../modules/kids-engagement/index.js';
+import { KidsActivityImporter, KidsImportRejected } from '../modules/kids-engagement/index.js';
 
 /** A mistake in how a command was called; reported with exit code 2. */
 export class UsageError extends Error {}
@@ -65,8 +66,27 @@ export const COMMANDS: Record<string, Command> = {
       const plan = required(args, 'plan');
       const to = required(args, 'to');
       if (!isInternalPlan(to)) throw new UsageError(`--to must be one of ${Object.keys(INTERNAL_PLANS).join(', ')}`);
+      if (!(await context.get(PartnerCredentialsService).partnerExists(partnerId))) throw new UsageError(`no partner ${partnerId}`);
       const updated = await context.get(EntitlementsService).mapPlan(partnerId, plan, to);
       return { partner_id: partnerId, plan, internal_plan: to, entitlements_updated: updated };
+    },
+  },
+  'catalog:import': {
+    summary: 'FILE [--sandbox]   upsert the catalog from a manifest, all or nothing (progress on stderr)',
+    options: { sandbox: true },
+    run: async (context, args) => {
+      const [file, ...extra] = args.positional;
+      if (!file || extra.length) throw new UsageError('give exactly one manifest FILE');
+      try {
+        const result = await context
+          .get(CatalogImportService)
+          .importFile(file, environmentOf(args), (line) => process.stderr.write(`${line}\n`));
+        const { novelsChanged, ...counts } = result;
+        return { ...counts, novels_changed: novelsChanged };
+      } catch (error) {
+        if (error instanceof ManifestError) throw new UsageError(`invalid manifest, nothing imported: ${error.message}`);
+        throw error;
+      }
     },
   },
   'kids:import': {
@@ -74,7 +94,8 @@ export const COMMANDS: Record<string, Command> = {
     options: { partner: false },
     run: async (context, args) => {
       const partnerId = uuid(args, 'partner');
-      const file = onlyPositional(args, 'FILE');
+      const [file, ...extra] = args.positional;
+      if (!file || extra.length) throw new UsageError('give exactly one NDJSON FILE');
       await access(file).catch(() => {
         throw new UsageError(`cannot read ${file}`);
       });
@@ -83,6 +104,7 @@ export const COMMANDS: Record<string, Command> = {
         return { partner_id: partnerId, environment: 'live', file, ...result };
       } catch (error) {
         if (error instanceof UnknownPartnerError) throw new UsageError(`no partner ${partnerId}`);
+        if (error instanceof KidsImportRejected) throw new UsageError(error.message);
         throw error;
       }
     },
@@ -147,11 +169,6 @@ function required(args: Args, name: string): string {
  */
 async function* linesOf(file: string): AsyncGenerator<string> {
   yield* createInterface({ input: createReadStream(file), crlfDelay: Infinity });
-}
-
-function onlyPositional(args: Args, name: string): string {
-  if (args.positional.length !== 1) throw new UsageError(`expected exactly one ${name}`);
-  return args.positional[0];
 }
 
 function uuid(args: Args, name: string): string {

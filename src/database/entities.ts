@@ -1,5 +1,18 @@
+import { CATALOG_ENTITIES } from '../modules/catalog/index.js';
 import { ENTITLEMENT_ENTITIES } from '../modules/entitlements/index.js';
 import { IDENTITY_ENTITIES } from '../modules/identity/index.js';
+import { MEDIA_ENTITIES } from '../modules/media/index.js';
+import { PLAYBACK_ENTITIES } from '../modules/playback/index.js';
+import { READING_ENTITIES } from '../modules/reading/index.js';
+import { WEBHOOK_ENTITIES } from '../modules/webhooks/index.js';
 
 /** The TypeORM entities of every module, for the one data source. */
-export const ENTITIES = [...IDENTITY_ENTITIES, ...ENTITLEMENT_ENTITIES];
+export const ENTITIES = [
+  ...IDENTITY_ENTITIES,
+  ...ENTITLEMENT_ENTITIES,
+  ...CATALOG_ENTITIES,
+  ...READING_ENTITIES,
+  ...PLAYBACK_ENTITIES,
+  ...MEDIA_ENTITIES,
+  ...WEBHOOK_ENTITIES,
+];

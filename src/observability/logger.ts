@@ -38,8 +38,11 @@ export class NestJsonLogger implements LoggerService {
   log(message: unknown, context?: string) {
     this.write('info', message, context);
   }
+  /** Nest calls error(message, stack?, context?): the context comes last when given. */
   error(message: unknown, ...rest: unknown[]) {
-    this.write('error', message, lastString(rest));
+    const context = rest.length > 0 && typeof rest.at(-1) === 'string' ? (rest.at(-1) as string) : undefined;
+    const detail = rest.length > 1 ? rest[0] : undefined;
+    this.write('error', message, context, detail);
   }
   warn(message: unknown, context?: string) {
     this.write('warn', message, context);
@@ -51,10 +54,11 @@ export class NestJsonLogger implements LoggerService {
     this.write('trace', message, context);
   }
 
-  private write(level: 'info' | 'error' | 'warn' | 'debug' | 'trace', message: unknown, context?: string) {
-    if (typeof message === 'object' && message !== null) this.logger[level]({ context, ...message });
-    else this.logger[level]({ context }, String(message));
+  private write(level: 'info' | 'error' | 'warn' | 'debug' | 'trace', message: unknown, context?: string, detail?: unknown) {
+    if (typeof message === 'object' && message !== null) {
+      this.logger[level]({ context, ...message }, typeof detail === 'string' ? detail : undefined);
+    } else {
+      this.logger[level]({ context, ...(detail !== undefined ? { detail } : {}) }, String(message));
+    }
   }
 }
-
-const lastString = (values: unknown[]) => [...values].reverse().find((v): v is string => typeof v === 'string');

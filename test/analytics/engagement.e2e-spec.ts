@@ -14,16 +14,16 @@ beforeAll(async () => {
   t = await startTestApp();
   db = t.app.get(DataSource);
   for (const environment of ['live', 'sandbox']) {
-    await db.query(`INSERT INTO categories (environment, id, name, sort_order) VALUES ($1, 'drama', 'Drama', 1)`, [environment]);
+    await db.query(`INSERT INTO categories (environment, id, name, sort_order) VALUES ($1, 'analytics-fixture', 'Drama', 1)`, [environment]);
     await db.query(
       `INSERT INTO novels (environment, id, title, category_id, language, status, total_chapters)
-       VALUES ($1, 'the-heir', 'The Heir', 'drama', 'pt-BR', 'published', 10), ($1, 'the-pact', 'The Pact', 'drama', 'pt-BR', 'published', 10)`,
+       VALUES ($1, 'analytics-heir', 'The Heir', 'analytics-fixture', 'pt-BR', 'published', 10), ($1, 'analytics-pact', 'The Pact', 'analytics-fixture', 'pt-BR', 'published', 10)`,
       [environment],
     );
     await db.query(
       `INSERT INTO endings (environment, novel_id, choice_id, label, ending, sort_order) VALUES
-         ($1, 'the-heir', 'stay', 'Stay at the manor', '…', 2), ($1, 'the-heir', 'leave', 'Leave at dawn', '…', 1),
-         ($1, 'the-pact', 'keep', 'Keep the pact', '…', 1), ($1, 'the-pact', 'break', 'Break the pact', '…', 2)`,
+         ($1, 'analytics-heir', 'stay', 'Stay at the manor', '…', 2), ($1, 'analytics-heir', 'leave', 'Leave at dawn', '…', 1),
+         ($1, 'analytics-pact', 'keep', 'Keep the pact', '…', 1), ($1, 'analytics-pact', 'break', 'Break the pact', '…', 2)`,
       [environment],
     );
   }
@@ -87,27 +87,27 @@ describe('GET /v1/analytics/engagement', () => {
     token = await t.token(partner);
     await activity(partner, [
       // ana: heir 1 twice on one day, heir 2, then heir 1 again later: 2 distinct chapters.
-      [ana, 'the-heir', 1, '2026-10-02T10:00:00Z'],
-      [ana, 'the-heir', 1, '2026-10-02T10:05:00Z'],
-      [ana, 'the-heir', 2, '2026-10-03T10:00:00Z'],
-      [ana, 'the-heir', 1, '2026-10-20T10:00:00Z'],
+      [ana, 'analytics-heir', 1, '2026-10-02T10:00:00Z'],
+      [ana, 'analytics-heir', 1, '2026-10-02T10:05:00Z'],
+      [ana, 'analytics-heir', 2, '2026-10-03T10:00:00Z'],
+      [ana, 'analytics-heir', 1, '2026-10-20T10:00:00Z'],
       // bia: both edges of the period are inside, the instants just outside are not: 2 chapters.
-      [bia, 'the-heir', 1, '2026-09-30T23:59:59Z'],
-      [bia, 'the-heir', 1, '2026-10-01T00:00:00Z'],
-      [bia, 'the-pact', 1, '2026-10-31T23:59:59Z'],
-      [bia, 'the-pact', 2, '2026-11-01T00:00:00Z'],
+      [bia, 'analytics-heir', 1, '2026-09-30T23:59:59Z'],
+      [bia, 'analytics-heir', 1, '2026-10-01T00:00:00Z'],
+      [bia, 'analytics-pact', 1, '2026-10-31T23:59:59Z'],
+      [bia, 'analytics-pact', 2, '2026-11-01T00:00:00Z'],
       // caio read in September only: not an active reader.
-      [caio, 'the-pact', 1, '2026-09-15T10:00:00Z'],
+      [caio, 'analytics-pact', 1, '2026-09-15T10:00:00Z'],
       // davi: 1 chapter.
-      [davi, 'the-pact', 3, '2026-10-15T10:00:00Z'],
+      [davi, 'analytics-pact', 3, '2026-10-15T10:00:00Z'],
     ]);
     await progress(partner, [
       // Started in October: ana (finished in October), bia (unfinished), davi (finished in November).
-      [ana, 'the-heir', '2026-10-02T09:00:00Z', '2026-10-25T10:00:00Z', 'stay'],
-      [bia, 'the-heir', '2026-10-01T00:00:00Z', null, null],
-      [davi, 'the-pact', '2026-10-15T09:00:00Z', '2026-11-02T10:00:00Z', 'keep'],
+      [ana, 'analytics-heir', '2026-10-02T09:00:00Z', '2026-10-25T10:00:00Z', 'stay'],
+      [bia, 'analytics-heir', '2026-10-01T00:00:00Z', null, null],
+      [davi, 'analytics-pact', '2026-10-15T09:00:00Z', '2026-11-02T10:00:00Z', 'keep'],
       // Started in September, finished in October: an ending of the period, not a start.
-      [caio, 'the-pact', '2026-09-10T09:00:00Z', '2026-10-05T10:00:00Z', 'break'],
+      [caio, 'analytics-pact', '2026-09-10T09:00:00Z', '2026-10-05T10:00:00Z', 'break'],
     ]);
   });
 
@@ -139,21 +139,21 @@ describe('GET /v1/analytics/engagement', () => {
 
   it("shows a partner nothing of another partner's readers, nor of its own sandbox", async () => {
     const other = await t.partner({ scopes: ['textapp:analytics:read'] });
-    await activity(other, [[ana, 'the-heir', 5, '2026-10-10T10:00:00Z'], ['reader-other-7f3a', 'the-heir', 1, '2026-10-10T10:00:00Z']]);
-    await choosers(other, 'the-pact', 'keep', 25);
-    await activity(partner, [['reader-sandbox-7f3a', 'the-heir', 1, '2026-10-10T10:00:00Z']], 'sandbox');
+    await activity(other, [[ana, 'analytics-heir', 5, '2026-10-10T10:00:00Z'], ['reader-other-7f3a', 'analytics-heir', 1, '2026-10-10T10:00:00Z']]);
+    await choosers(other, 'analytics-pact', 'keep', 25);
+    await activity(partner, [['reader-sandbox-7f3a', 'analytics-heir', 1, '2026-10-10T10:00:00Z']], 'sandbox');
     expect((await report(token)).json()).toMatchObject({ active_readers: 3, avg_chapters_read_per_active_reader: 1.67, ending_distribution: [] });
     expect((await report(await t.token(other))).json()).toMatchObject({
       active_readers: 2,
       avg_chapters_read_per_active_reader: 1,
       completion_rate: 0, // started in September
-      ending_distribution: [{ novel_id: 'the-pact', choice_id: 'keep', label: 'Keep the pact', count: 25 }],
+      ending_distribution: [{ novel_id: 'analytics-pact', choice_id: 'keep', label: 'Keep the pact', count: 25 }],
     });
   });
 
   it('serves sandbox credentials their sandbox data on /sandbox/v1', async () => {
     const sandbox = await t.partner({ scopes: ['textapp:analytics:read'], environment: 'sandbox' });
-    await activity(sandbox, [['reader-sbx-7f3a', 'the-heir', 1, '2026-10-10T10:00:00Z']], 'sandbox');
+    await activity(sandbox, [['reader-sbx-7f3a', 'analytics-heir', 1, '2026-10-10T10:00:00Z']], 'sandbox');
     const response = await report(await t.token(sandbox), 'period_start=2026-10-01&period_end=2026-10-31', '/sandbox/v1');
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({ active_readers: 1 });
@@ -164,18 +164,18 @@ describe('GET /v1/analytics/engagement', () => {
 describe('ending distribution', () => {
   it('omits an ending chosen by 19 readers, keeps one chosen by 20, with labels in catalog order', async () => {
     const partner = await t.partner({ scopes: ['textapp:analytics:read'] });
-    await choosers(partner, 'the-heir', 'stay', 20);
-    await choosers(partner, 'the-heir', 'leave', 31);
-    await choosers(partner, 'the-pact', 'keep', 19);
+    await choosers(partner, 'analytics-heir', 'stay', 20);
+    await choosers(partner, 'analytics-heir', 'leave', 31);
+    await choosers(partner, 'analytics-pact', 'keep', 19);
     // Finished just outside the period: not endings of October.
     await progress(partner, [
-      ['late-1', 'the-pact', '2026-09-01T00:00:00Z', '2026-11-01T00:00:00Z', 'break'],
-      ['early-1', 'the-pact', '2026-09-01T00:00:00Z', '2026-09-30T23:59:59Z', 'break'],
+      ['late-1', 'analytics-pact', '2026-09-01T00:00:00Z', '2026-11-01T00:00:00Z', 'break'],
+      ['early-1', 'analytics-pact', '2026-09-01T00:00:00Z', '2026-09-30T23:59:59Z', 'break'],
     ]);
     const response = await report(await t.token(partner));
     expect(response.json().ending_distribution).toEqual([
-      { novel_id: 'the-heir', choice_id: 'leave', label: 'Leave at dawn', count: 31 },
-      { novel_id: 'the-heir', choice_id: 'stay', label: 'Stay at the manor', count: 20 },
+      { novel_id: 'analytics-heir', choice_id: 'leave', label: 'Leave at dawn', count: 31 },
+      { novel_id: 'analytics-heir', choice_id: 'stay', label: 'Stay at the manor', count: 20 },
     ]);
     const strings = stringsIn(response.json());
     expect(strings.filter((s) => s.includes('chooser-'))).toEqual([]);

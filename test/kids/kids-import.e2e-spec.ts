@@ -103,7 +103,7 @@ describe('the kids:import command', () => {
     await expect(runCli([file, '--partner', '00000000-0000-4000-8000-000000000000'])).rejects.toThrow(new UsageError('no partner 00000000-0000-4000-8000-000000000000'));
     await expect(runCli([join(dir, 'missing.ndjson'), '--partner', partner.partner_id])).rejects.toThrow(UsageError);
     await expect(runCli([file])).rejects.toThrow(new UsageError('--partner is required'));
-    await expect(runCli(['--partner', partner.partner_id])).rejects.toThrow(new UsageError('expected exactly one FILE'));
+    await expect(runCli(['--partner', partner.partner_id])).rejects.toThrow(new UsageError('give exactly one NDJSON FILE'));
     expect(await storedRows()).toBe(0);
   });
 });

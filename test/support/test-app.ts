@@ -34,6 +34,9 @@ export async function startTestApp(env: Record<string, string> = {}, databaseUrl
     KEY_ACTIVATION_DELAY_SECONDS: '0',
     CREDENTIAL_CACHE_SECONDS: '0',
     WEBHOOK_RETRY_SCHEDULE: '0,0.2,0.4',
+    // Tests make bursts of requests with one credential; the rate-limit test sets its own.
+    RATE_LIMIT_RPS: '100000',
+    RATE_LIMIT_BURST: '100000',
     ...env,
   });
   const app = await createApp(config, url);

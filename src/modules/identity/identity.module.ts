@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
+import { RateLimitingModule } from '../rate-limiting/index.js';
 import { AccessTokenVerifier } from './application/access-token-verifier.js';
 import { PartnerCredentialsService } from './application/partner-credentials.service.js';
 import { SigningKeyService } from './application/signing-key.service.js';
@@ -17,7 +18,7 @@ import { TypeOrmSigningKeyRepository } from './infrastructure/typeorm-signing-ke
  * the guard that every other module's routes pass through.
  */
 @Module({
-  imports: [JwtModule.register({})],
+  imports: [JwtModule.register({}), RateLimitingModule],
   controllers: [PlatformTokenController, KidsTokenController],
   providers: [
     { provide: CredentialRepository, useClass: TypeOrmCredentialRepository },

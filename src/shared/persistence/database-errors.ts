@@ -4,8 +4,11 @@
  * that cannot hand out a connection in time.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  const e = error as { code?: string; message?: string; driverError?: unknown } | undefined;
+  const e = error as { name?: string; code?: string; message?: string; driverError?: unknown } | undefined;
   if (!e) return false;
+  // TypeORM releases a transaction's connection when the connection breaks; the next
+  // statement of that transaction then fails this way.
+  if (e.name === 'QueryRunnerAlreadyReleasedError') return true;
   if (e.driverError && e.driverError !== error && isDatabaseUnavailable(e.driverError)) return true;
   const code = e.code ?? '';
   if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;

@@ -30,8 +30,18 @@ export class Db {
     return currentTransaction.getStore() ?? this.dataSource.manager;
   }
 
-  /** Runs parameterized SQL in the current transaction, if any. */
-  query<T = Record<string, unknown>>(sql: string, parameters: unknown[] = []): Promise<T[]> {
-    return this.manager.query(sql, parameters);
+  /**
+   * Runs parameterized SQL in the current transaction, if any, and returns the rows.
+   * (TypeORM's own `manager.query` answers UPDATE and DELETE with `[rows, count]`
+   * instead of the rows; this always answers the rows, RETURNING included.)
+   */
+  async query<T = Record<string, unknown>>(sql: string, parameters: unknown[] = []): Promise<T[]> {
+    const transaction = currentTransaction.getStore()?.queryRunner;
+    const runner = transaction ?? this.dataSource.createQueryRunner();
+    try {
+      return (await runner.query(sql, parameters, true)).records as T[];
+    } finally {
+      if (!transaction) await runner.release();
+    }
   }
 }

@@ -39,6 +39,10 @@ export class PartnerCredentialsService {
     return this.createCredential(partnerId, scopes, environment);
   }
 
+  partnerExists(partnerId: string): Promise<boolean> {
+    return this.credentials.partnerExists(partnerId);
+  }
+
   async createCredential(partnerId: string, scopes: Scope[] = [...SCOPES], environment: Environment = 'live'): Promise<IssuedCredential> {
     if (!(await this.credentials.partnerExists(partnerId))) throw new UnknownPartnerError(`No partner ${partnerId}`);
     const prefix = environment === 'live' ? 'live' : 'sbx';

@@ -1,9 +1,10 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Surface } from '../../../config/app-config.js';
 import { ApiError } from '../../../shared/errors/api-error.js';
 import { surfaceOf } from '../../../shared/http/surfaces.js';
+import { RateLimiter } from '../../rate-limiting/index.js';
 import { AccessTokenVerifier, invalidToken } from '../application/access-token-verifier.js';
 import type { Principal } from '../domain/principal.js';
 import type { TokenIssuer } from '../domain/token-issuers.js';
@@ -19,13 +20,15 @@ const ACCEPTED_ISSUERS: Record<Surface, readonly TokenIssuer[]> = {
 
 /**
  * The one guard of the service, applied to every route: deny unless the route declares
- * its access, then verify the bearer token, the environment of the mount and the scopes.
+ * its access, then verify the bearer token, spend one unit of the credential's rate
+ * budget, and check the environment of the mount and the scopes.
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly verifier: AccessTokenVerifier,
+    private readonly rateLimiter: RateLimiter,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -36,6 +39,8 @@ export class AccessGuard implements CanActivate {
     const surface = surfaceOf(request.routeOptions.url ?? request.url);
     if (!surface) throw new Error(`Protected route outside every mount: ${request.routeOptions.url}`);
     const principal = await this.verifier.verify(bearerToken(request), ACCEPTED_ISSUERS[surface]);
+    const budget = await this.rateLimiter.consumeOrThrow(`credential:${principal.clientId}`);
+    context.switchToHttp().getResponse<FastifyReply>().headers(budget);
     checkEnvironment(principal, surface);
     checkScopes(principal, rule.anyOfScopes);
     request.principal = principal;

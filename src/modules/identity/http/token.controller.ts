@@ -2,12 +2,13 @@ import { Controller, Get, Header, HttpCode, Post, Req, Res } from '@nestjs/commo
 import { ApiBadRequestResponse, ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../../shared/errors/api-error.js';
+import { RateLimiter } from '../../rate-limiting/index.js';
 import { ErrorBodyDto } from '../../../shared/http/error-body.dto.js';
 import { kidsPath, platformPath } from '../../../shared/http/surfaces.js';
 import { SigningKeyService } from '../application/signing-key.service.js';
 import { TokenIssuerService, type TokenResponse } from '../application/token-issuer.service.js';
 import { Public } from './access.decorators.js';
-import { readTokenRequest } from './token-request.js';
+import { limitTokenRequests, readTokenRequest } from './token-request.js';
 import { JwksDto, KidsTokenRequestDto, KidsTokenResponseDto, TokenRequestDto, TokenResponseDto } from './token.dto.js';
 
 const KIDS_SCOPE = 'kidsapp:engagement:read';
@@ -18,6 +19,7 @@ export class PlatformTokenController {
   constructor(
     private readonly issuer: TokenIssuerService,
     private readonly keys: SigningKeyService,
+    private readonly rateLimiter: RateLimiter,
   ) {}
 
   @Post('oauth2/token')
@@ -29,8 +31,9 @@ export class PlatformTokenController {
   @ApiOkResponse({ type: TokenResponseDto })
   @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request or unsupported_grant_type' })
   @ApiUnauthorizedResponse({ type: ErrorBodyDto, description: 'invalid_client' })
-  token(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<TokenResponse> {
+  async token(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<TokenResponse> {
     const { client } = readTokenRequest(request, reply);
+    await limitTokenRequests(this.rateLimiter, request, reply, client.clientId);
     return this.issuer.issue(client, 'platform');
   }
 
@@ -50,6 +53,7 @@ export class KidsTokenController {
   constructor(
     private readonly issuer: TokenIssuerService,
     private readonly keys: SigningKeyService,
+    private readonly rateLimiter: RateLimiter,
   ) {}
 
   @Post('oauth2/token')
@@ -61,8 +65,9 @@ export class KidsTokenController {
   @ApiOkResponse({ type: KidsTokenResponseDto })
   @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request, unsupported_grant_type or invalid_scope' })
   @ApiUnauthorizedResponse({ type: ErrorBodyDto, description: 'invalid_client' })
-  token(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<TokenResponse> {
+  async token(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<TokenResponse> {
     const { client, form } = readTokenRequest(request, reply);
+    await limitTokenRequests(this.rateLimiter, request, reply, client.clientId);
     if (form.scope !== KIDS_SCOPE) {
       throw new ApiError('invalid_scope', `scope must be ${KIDS_SCOPE}.`);
     }

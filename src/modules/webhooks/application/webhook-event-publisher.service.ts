@@ -1,16 +1,25 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { AppConfig } from '../../../config/app-config.js';
+import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import { WebhookDeliveryRepository } from '../domain/webhook-delivery.repository.js';
 import { WebhookEventRepository } from '../domain/webhook-event.repository.js';
-import type { NovelFinishedEvent } from '../domain/webhook-event.js';
+import type { NovelFinishedEvent, WebhookEvent } from '../domain/webhook-event.js';
 
 /**
  * Publishes events into the outbox. Call it inside the UnitOfWork that makes the change:
- * the event then exists if and only if the change was committed (DECISIONS 16).
+ * the event then exists if and only if the change was committed (DECISIONS 16). The event
+ * is addressed, in the same transaction, to the endpoints subscribed at that moment.
  */
 @Injectable()
 export class WebhookEventPublisher {
-  constructor(private readonly events: WebhookEventRepository) {}
+  constructor(
+    private readonly events: WebhookEventRepository,
+    private readonly deliveries: WebhookDeliveryRepository,
+    private readonly unitOfWork: UnitOfWork,
+    @Inject(AppConfig) private readonly config: AppConfig,
+  ) {}
 
   async novelFinished(tenant: Tenant, data: NovelFinishedEvent['data'], occurredAt: Date): Promise<NovelFinishedEvent> {
     const event: NovelFinishedEvent = {
@@ -19,7 +28,16 @@ export class WebhookEventPublisher {
       occurred_at: occurredAt.toISOString(),
       data: { subscriber_id: data.subscriber_id, novel_id: data.novel_id, choice_id: data.choice_id },
     };
-    await this.events.append(tenant, event);
+    await this.publish(tenant, event);
     return event;
+  }
+
+  private publish(tenant: Tenant, event: WebhookEvent): Promise<void> {
+    // Joins the caller's transaction; on its own it still writes the event and its
+    // deliveries together.
+    return this.unitOfWork.run(async () => {
+      await this.events.append(tenant, event);
+      await this.deliveries.schedule(tenant, event.event_id, event.event, this.config.webhookRetryScheduleSeconds[0]);
+    });
   }
 }

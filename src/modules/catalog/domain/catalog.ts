@@ -1,0 +1,72 @@
+/** The catalog as the rest of the service sees it (DECISIONS 9, 11, 18). */
+
+export const NOVEL_STATUSES = ['published', 'removed'] as const;
+export type NovelStatus = (typeof NOVEL_STATUSES)[number];
+
+export const AUDIO_STATUSES = ['pending', 'rendering', 'ready', 'failed'] as const;
+export type AudioStatus = (typeof AUDIO_STATUSES)[number];
+
+export interface Category {
+  id: string;
+  name: string;
+  sortOrder: number;
+}
+
+export interface Novel {
+  id: string;
+  title: string;
+  synopsis: string;
+  author: string;
+  categoryId: string;
+  tags: string[];
+  language: string;
+  coverUrl: string | null;
+  /** Chapters are numbered 1..totalChapters without gaps (the import guarantees it). */
+  totalChapters: number;
+  /** Every chapter's audio is ready. */
+  hasAudio: boolean;
+  updatedAt: Date;
+}
+
+export interface ChapterSummary {
+  number: number;
+  title: string;
+  /** Estimated duration, editorial metadata. */
+  durationSeconds: number;
+}
+
+export interface ChapterAudio {
+  status: AudioStatus;
+  /** Where the media storage keeps the file; null until the audio is stored. */
+  key: string | null;
+  bytes: number | null;
+  durationSeconds: number | null;
+  bitrateKbps: number | null;
+}
+
+export interface Chapter extends ChapterSummary {
+  novelId: string;
+  /** Markdown. */
+  body: string;
+  audio: ChapterAudio;
+}
+
+export interface Ending {
+  choiceId: string;
+  label: string;
+  ending: string;
+  sortOrder: number;
+}
+
+export interface NovelQuery {
+  categoryId?: string;
+  tag?: string;
+  hasAudio?: boolean;
+  page: number;
+  pageSize: number;
+}
+
+export interface NovelPage {
+  novels: Novel[];
+  total: number;
+}

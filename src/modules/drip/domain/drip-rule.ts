@@ -1,0 +1,60 @@
+import { DateTime } from 'luxon';
+
+/**
+ * The drip (DECISIONS 8): one chapter a day per subscriber, released at 06:00 in
+ * America/Sao_Paulo, counted from the subscriber's start of the novel; early access gets
+ * each release 24 hours earlier. Pure functions of instants: nothing is stored, every read
+ * recomputes. Offsets come from the tz database (luxon over Intl), so historic instants
+ * use historic offsets (São Paulo kept daylight saving until 2019).
+ */
+export const DRIP_TIME_ZONE = 'America/Sao_Paulo';
+export const RELEASE_HOUR = 6;
+export const EARLY_ACCESS_MS = 24 * 60 * 60 * 1000;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface DripInput {
+  /** The subscriber's `started_at` for the novel. */
+  startedAt: Date;
+  /** Whether the subscriber has early access now (the plan is read at each request). */
+  earlyAccess: boolean;
+}
+
+/**
+ * The release day of an instant, as a day number (days since 1970-01-01 of the São Paulo
+ * calendar date d with 06:00 SP on d ≤ x < 06:00 SP on d + 1). Day numbers subtract
+ * as calendar days whatever the offsets in between.
+ */
+export function releaseDay(instant: Date): number {
+  const local = DateTime.fromJSDate(instant, { zone: DRIP_TIME_ZONE });
+  const day = dayNumber(local.year, local.month, local.day);
+  return instant.getTime() >= releaseInstantOfDay(day).getTime() ? day : day - 1;
+}
+
+/** 06:00 São Paulo on the calendar date of a day number. 06:00 always exists: SP switched at midnight. */
+export function releaseInstantOfDay(day: number): Date {
+  const date = DateTime.fromMillis(day * DAY_MS, { zone: 'utc' });
+  return DateTime.fromObject(
+    { year: date.year, month: date.month, day: date.day, hour: RELEASE_HOUR },
+    { zone: DRIP_TIME_ZONE },
+  ).toJSDate();
+}
+
+/** When chapter `chapterNumber` (1-indexed) is released for the subscriber. */
+export function chapterReleaseAt({ startedAt, earlyAccess }: DripInput, chapterNumber: number): Date {
+  if (chapterNumber <= 1) return startedAt;
+  const scheduled = releaseInstantOfDay(releaseDay(startedAt) + chapterNumber - 1).getTime() - earlyShift(earlyAccess);
+  return new Date(Math.max(scheduled, startedAt.getTime()));
+}
+
+/** How many chapters of a novel of `totalChapters` are released at `at`. */
+export function releasedChapterCount({ startedAt, earlyAccess }: DripInput, totalChapters: number, at: Date): number {
+  const elapsedDays = releaseDay(new Date(at.getTime() + earlyShift(earlyAccess))) - releaseDay(startedAt);
+  return Math.min(totalChapters, 1 + Math.max(0, elapsedDays));
+}
+
+const earlyShift = (earlyAccess: boolean) => (earlyAccess ? EARLY_ACCESS_MS : 0);
+
+function dayNumber(year: number, month: number, day: number): number {
+  return Math.round(Date.UTC(year, month - 1, day) / DAY_MS);
+}

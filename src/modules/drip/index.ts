@@ -1,0 +1,10 @@
+export {
+  DRIP_TIME_ZONE,
+  EARLY_ACCESS_MS,
+  RELEASE_HOUR,
+  chapterReleaseAt,
+  releaseDay,
+  releaseInstantOfDay,
+  releasedChapterCount,
+  type DripInput,
+} from './domain/drip-rule.js';

@@ -1,0 +1,62 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AppConfig } from '../../../config/app-config.js';
+import type { Environment } from '../../../shared/tenancy/tenant.js';
+import { AudioProbe, type Mp3Facts } from '../domain/audio.probe.js';
+import { chapterAudioKey } from '../domain/media-key.js';
+import { MediaStorage } from '../domain/media.storage.js';
+import { StreamAuditRepository, type StreamIssued } from '../domain/stream-audit.repository.js';
+
+/** A chapter's narration once stored: what the catalog keeps for its stream responses. */
+export interface ImportedChapterAudio extends Mp3Facts {
+  key: string;
+}
+
+export interface IssuedStreamUrl {
+  url: string;
+  /** Seconds, as `expires_in` in the stream response. */
+  expiresIn: number;
+  issuedAt: Date;
+  expiresAt: Date;
+}
+
+/**
+ * The media layer's one door (DECISIONS 11): imports narration into whichever storage is
+ * configured, issues short-lived URLs to it, and keeps the audit log of issued URLs.
+ */
+@Injectable()
+export class MediaService {
+  constructor(
+    private readonly storage: MediaStorage,
+    private readonly probe: AudioProbe,
+    private readonly audit: StreamAuditRepository,
+    @Inject(AppConfig) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Stores an mp3 as the narration of a chapter, replacing any earlier one, with its
+   * duration and bitrate read from the audio itself. Throws AudioImportError, naming the
+   * file, when it is not a constant-bitrate mp3; nothing is stored then.
+   */
+  async importChapterAudio(environment: Environment, novelId: string, chapterNumber: number, sourceFilePath: string): Promise<ImportedChapterAudio> {
+    const key = chapterAudioKey(environment, novelId, chapterNumber);
+    const facts = await this.probe.inspectMp3(sourceFilePath);
+    await this.storage.put(key, sourceFilePath);
+    return { key, ...facts };
+  }
+
+  /**
+   * A URL to the object at `key`, valid for STREAM_URL_TTL_SECONDS. Issue times are whole
+   * seconds so that the audit log states exactly the expiry the URL carries.
+   */
+  async issueStreamUrl(key: string): Promise<IssuedStreamUrl> {
+    const expiresIn = this.config.streamUrlTtlSeconds;
+    const issuedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const url = await this.storage.signedUrl(key, issuedAt, expiresIn);
+    return { url, expiresIn, issuedAt, expiresAt: new Date(issuedAt.getTime() + expiresIn * 1000) };
+  }
+
+  /** Appends to the audit log; joins the caller's unit of work, if any. */
+  recordStreamIssued(entry: StreamIssued): Promise<void> {
+    return this.audit.append(entry);
+  }
+}

@@ -1,0 +1,18 @@
+import type { Environment } from '../../../shared/tenancy/tenant.js';
+
+/** One stream URL handed to a partner: who asked, for whom, for what, and until when (DECISIONS 11). */
+export interface StreamIssued {
+  partnerId: string;
+  environment: Environment;
+  clientId: string;
+  subscriberId: string;
+  novelId: string;
+  chapterNumber: number;
+  issuedAt: Date;
+  expiresAt: Date;
+}
+
+/** The audit log of issued stream URLs: append-only, one row per URL. */
+export abstract class StreamAuditRepository {
+  abstract append(entry: StreamIssued): Promise<void>;
+}

@@ -1,0 +1,31 @@
+import { Module } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config.js';
+import { MediaService } from './application/media.service.js';
+import { AudioProbe } from './domain/audio.probe.js';
+import { MediaStorage } from './domain/media.storage.js';
+import { StreamAuditRepository } from './domain/stream-audit.repository.js';
+import { LocalMediaController } from './http/local-media.controller.js';
+import { VoicesController } from './http/voices.controller.js';
+import { LocalMediaStorage } from './infrastructure/local-media.storage.js';
+import { MusicMetadataAudioProbe } from './infrastructure/music-metadata-audio.probe.js';
+import { S3MediaStorage } from './infrastructure/s3-media.storage.js';
+import { TypeOrmStreamAuditRepository } from './infrastructure/typeorm-stream-audit.repository.js';
+
+/** Narration storage and delivery, the stream URL audit log, and the voice catalog. */
+@Module({
+  controllers: [LocalMediaController, VoicesController],
+  providers: [
+    LocalMediaStorage,
+    {
+      provide: MediaStorage,
+      inject: [AppConfig, LocalMediaStorage],
+      useFactory: (config: AppConfig, local: LocalMediaStorage): MediaStorage =>
+        config.storage === 's3' ? new S3MediaStorage(config.s3!) : local,
+    },
+    { provide: AudioProbe, useClass: MusicMetadataAudioProbe },
+    { provide: StreamAuditRepository, useClass: TypeOrmStreamAuditRepository },
+    MediaService,
+  ],
+  exports: [MediaService],
+})
+export class MediaModule {}

@@ -1,0 +1,69 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { ApiError, invalidRequest } from '../../../shared/errors/api-error.js';
+import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
+import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import { CatalogService } from '../../catalog/index.js';
+import { ChapterReleaseService, notReleasedReason, ReadingLifecycleHooks, ReadingProgressService } from '../../reading/index.js';
+import { chapterIdOf, chapterNumberOf, type PlaybackPosition } from '../domain/playback-position.js';
+import { PlaybackPositionRepository } from '../domain/playback-position.repository.js';
+
+export interface PlaybackWrite {
+  novelId: string;
+  chapterId: string;
+  positionSeconds: number;
+}
+
+/**
+ * Listening positions (DECISIONS 12). Only released chapters can be stored or returned:
+ * a position in an unreleased chapter is a 400 invalid_request saying so (contract 7).
+ */
+@Injectable()
+export class PlaybackService implements OnModuleInit {
+  constructor(
+    private readonly positions: PlaybackPositionRepository,
+    private readonly catalog: CatalogService,
+    private readonly releases: ChapterReleaseService,
+    private readonly reading: ReadingProgressService,
+    private readonly hooks: ReadingLifecycleHooks,
+    private readonly unitOfWork: UnitOfWork,
+  ) {}
+
+  /** A removed novel takes its playback position with it (DECISIONS 7). */
+  onModuleInit(): void {
+    this.hooks.onNovelRemoved((tenant, subscriberId, novelId) => this.positions.delete(tenant, subscriberId, novelId));
+  }
+
+  /**
+   * Stores the position (last write wins) and, in the same transaction, records listening
+   * activity and moves current_chapter forward.
+   */
+  async write(tenant: Tenant, subscriberId: string, write: PlaybackWrite): Promise<PlaybackPosition> {
+    const chapterNumber = chapterNumberOf(write.novelId, write.chapterId);
+    if (chapterNumber === null) {
+      throw invalidRequest(`chapter_id must name a chapter of novel "${write.novelId}" as ${chapterIdOf(write.novelId, 1)}, ${chapterIdOf(write.novelId, 2)}, …`);
+    }
+    const [novel, release] = await Promise.all([
+      this.catalog.publishedNovel(tenant.environment, write.novelId),
+      this.releases.chapterRelease(tenant, subscriberId, write.novelId, chapterNumber),
+    ]);
+    if (chapterNumber > novel.totalChapters) {
+      throw invalidRequest(`chapter_id "${write.chapterId}" names no chapter of novel "${novel.id}": it has ${novel.totalChapters}.`);
+    }
+    if (!release.released) throw invalidRequest(notReleasedReason(novel.id, chapterNumber, release));
+    const position = { novelId: novel.id, chapterNumber, positionSeconds: write.positionSeconds, updatedAt: new Date() };
+    return this.unitOfWork.run(async () => {
+      const stored = await this.positions.upsert(tenant, subscriberId, position);
+      await this.reading.recordChapterActivity(tenant, { subscriberId, novelId: novel.id, chapterNumber, kind: 'audio', occurredAt: position.updatedAt });
+      return stored;
+    });
+  }
+
+  /** The stored position; not_found when none, invalid_request when its chapter is no longer released (the plan lost early access). */
+  async read(tenant: Tenant, subscriberId: string, novelId: string): Promise<PlaybackPosition> {
+    const [, position] = await Promise.all([this.catalog.publishedNovel(tenant.environment, novelId), this.positions.find(tenant, subscriberId, novelId)]);
+    if (!position) throw new ApiError('not_found', `No playback position is stored for subscriber "${subscriberId}" in novel "${novelId}".`);
+    const release = await this.releases.chapterRelease(tenant, subscriberId, novelId, position.chapterNumber);
+    if (!release.released) throw invalidRequest(notReleasedReason(novelId, position.chapterNumber, release));
+    return position;
+  }
+}

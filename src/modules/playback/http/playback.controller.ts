@@ -1,0 +1,63 @@
+import { Body, Controller, Get, Param, Put, Query } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ErrorBodyDto } from '../../../shared/http/error-body.dto.js';
+import { subscriberIdPipe } from '../../../shared/http/identifiers.js';
+import { readingPaths } from '../../../shared/http/surfaces.js';
+import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import { CurrentTenant, RequireScopes } from '../../identity/index.js';
+import { PlaybackService } from '../application/playback.service.js';
+import { PlaybackPositionDto, playbackPositionDto, PlaybackPositionQueryDto, PlaybackPositionWriteDto } from './playback.dto.js';
+
+const subscriberId = () => Param('id', subscriberIdPipe('subscriber id'));
+const BAD_REQUEST = { type: ErrorBodyDto, description: 'invalid_request: malformed parameter or body, or the chapter is not yet released for the subscriber' };
+const READ_NOT_FOUND = { type: ErrorBodyDto, description: 'invalid_request: novel does not exist or was removed; not_found: no stored position' };
+
+/** Listening position (contract 4.1, DECISIONS 12); the singular paths are aliases (DECISIONS 13). */
+@ApiTags('Playback position')
+@Controller(readingPaths())
+export class PlaybackController {
+  constructor(private readonly playback: PlaybackService) {}
+
+  @Get('subscribers/:id/playback-position')
+  @RequireScopes('audioapp:playback:read')
+  @ApiOperation({ summary: 'Read listening position' })
+  @ApiOkResponse({ type: PlaybackPositionDto })
+  @ApiBadRequestResponse(BAD_REQUEST)
+  @ApiNotFoundResponse(READ_NOT_FOUND)
+  async read(@CurrentTenant() tenant: Tenant, @subscriberId() id: string, @Query() query: PlaybackPositionQueryDto): Promise<PlaybackPositionDto> {
+    return playbackPositionDto(id, await this.playback.read(tenant, id, query.novel_id));
+  }
+
+  @Put('subscribers/:id/playback-position')
+  @RequireScopes('audioapp:playback:write')
+  @ApiOperation({
+    summary: 'Upsert listening position',
+    description: 'One record per (subscriber, novel): a new write replaces the previous one, and repeating a call is safe. Records listening activity and advances current_chapter.',
+  })
+  @ApiOkResponse({ type: PlaybackPositionDto })
+  @ApiBadRequestResponse(BAD_REQUEST)
+  @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'invalid_request: novel does not exist or was removed' })
+  async write(@CurrentTenant() tenant: Tenant, @subscriberId() id: string, @Body() body: PlaybackPositionWriteDto): Promise<PlaybackPositionDto> {
+    const position = await this.playback.write(tenant, id, { novelId: body.novel_id, chapterId: body.chapter_id, positionSeconds: body.position_seconds });
+    return playbackPositionDto(id, position);
+  }
+
+  @Get('subscriber/:id/playback-position')
+  @RequireScopes('audioapp:playback:read')
+  @ApiOperation({ summary: 'Alias of GET /subscribers/{id}/playback-position (DECISIONS 13)' })
+  @ApiOkResponse({ type: PlaybackPositionDto })
+  @ApiBadRequestResponse(BAD_REQUEST)
+  @ApiNotFoundResponse(READ_NOT_FOUND)
+  readAlias(@CurrentTenant() tenant: Tenant, @subscriberId() id: string, @Query() query: PlaybackPositionQueryDto): Promise<PlaybackPositionDto> {
+    return this.read(tenant, id, query);
+  }
+
+  @Put('subscriber/:id/playback-position')
+  @RequireScopes('audioapp:playback:write')
+  @ApiOperation({ summary: 'Alias of PUT /subscribers/{id}/playback-position (DECISIONS 13)' })
+  @ApiOkResponse({ type: PlaybackPositionDto })
+  @ApiBadRequestResponse(BAD_REQUEST)
+  writeAlias(@CurrentTenant() tenant: Tenant, @subscriberId() id: string, @Body() body: PlaybackPositionWriteDto): Promise<PlaybackPositionDto> {
+    return this.write(tenant, id, body);
+  }
+}

@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { Db } from '../../../shared/persistence/typeorm-unit-of-work.js';
+import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import type { PlaybackPosition } from '../domain/playback-position.js';
+import { PlaybackPositionRepository } from '../domain/playback-position.repository.js';
+import { PlaybackPositionEntity } from './playback.entities.js';
+
+@Injectable()
+export class TypeOrmPlaybackPositionRepository extends PlaybackPositionRepository {
+  constructor(private readonly db: Db) {
+    super();
+  }
+
+  async upsert(tenant: Tenant, subscriberId: string, position: PlaybackPosition): Promise<PlaybackPosition> {
+    // One INSERT … ON CONFLICT: concurrent writers of the same key queue on the row instead of racing to insert it.
+    const [row] = await this.db.query<{ chapter_number: number; position_seconds: number; updated_at: Date }>(
+      `INSERT INTO playback_positions (partner_id, environment, subscriber_id, novel_id, chapter_number, position_seconds, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (partner_id, environment, subscriber_id, novel_id) DO UPDATE
+         SET chapter_number = EXCLUDED.chapter_number, position_seconds = EXCLUDED.position_seconds, updated_at = EXCLUDED.updated_at
+       RETURNING chapter_number, position_seconds, updated_at`,
+      [tenant.partnerId, tenant.environment, subscriberId, position.novelId, position.chapterNumber, position.positionSeconds, position.updatedAt],
+    );
+    return { novelId: position.novelId, chapterNumber: row.chapter_number, positionSeconds: row.position_seconds, updatedAt: row.updated_at };
+  }
+
+  async find(tenant: Tenant, subscriberId: string, novelId: string): Promise<PlaybackPosition | null> {
+    const row = await this.db.manager
+      .getRepository(PlaybackPositionEntity)
+      .findOneBy({ partnerId: tenant.partnerId, environment: tenant.environment, subscriberId, novelId });
+    return row && { novelId: row.novelId, chapterNumber: row.chapterNumber, positionSeconds: row.positionSeconds, updatedAt: row.updatedAt };
+  }
+
+  async delete(tenant: Tenant, subscriberId: string, novelId: string): Promise<void> {
+    await this.db.manager.getRepository(PlaybackPositionEntity).delete({ partnerId: tenant.partnerId, environment: tenant.environment, subscriberId, novelId });
+  }
+}

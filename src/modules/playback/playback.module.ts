@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { CatalogModule } from '../catalog/index.js';
+import { ReadingModule } from '../reading/index.js';
+import { PlaybackService } from './application/playback.service.js';
+import { PlaybackPositionRepository } from './domain/playback-position.repository.js';
+import { PlaybackController } from './http/playback.controller.js';
+import { TypeOrmPlaybackPositionRepository } from './infrastructure/typeorm-playback-position.repository.js';
+
+/** Listening positions per (subscriber, novel), gated by the drip (DECISIONS 12). */
+@Module({
+  imports: [CatalogModule, ReadingModule],
+  controllers: [PlaybackController],
+  providers: [{ provide: PlaybackPositionRepository, useClass: TypeOrmPlaybackPositionRepository }, PlaybackService],
+  exports: [PlaybackService],
+})
+export class PlaybackModule {}

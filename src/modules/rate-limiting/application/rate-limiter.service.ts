@@ -1,0 +1,98 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AppConfig } from '../../../config/app-config.js';
+import { ApiError } from '../../../shared/errors/api-error.js';
+import { RateLimitStore, type BucketPolicy, type Grant } from '../domain/rate-limit-store.js';
+
+/** Unused leased tokens are dropped after this long, so an idle replica hoards nothing. */
+const LEASE_MS = 1000;
+
+interface Lease {
+  tokens: number;
+  expiresAt: number;
+  /** The shared bucket's level when the lease was taken. */
+  sharedRemaining: number;
+}
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  headers: Record<string, string>;
+}
+
+/**
+ * Rate limits shared by every replica (DECISIONS 19). Tokens live in PostgreSQL; a replica
+ * takes them a few at a time (a lease) and spends them locally, so the database sees one
+ * statement per lease rather than per request. A lease is debited when taken, so replicas
+ * together never exceed the budget; unused leased tokens expire (slight under-admission).
+ */
+@Injectable()
+export class RateLimiter {
+  private readonly leases = new Map<string, Lease>();
+  private readonly fetching = new Map<string, Promise<Grant>>();
+  readonly defaultPolicy: BucketPolicy;
+
+  constructor(
+    private readonly store: RateLimitStore,
+    @Inject(AppConfig) config: AppConfig,
+  ) {
+    this.defaultPolicy = { ratePerSecond: config.rateLimitRps, burst: config.rateLimitBurst };
+  }
+
+  /** Spends one token of `key`, or throws 429 `rate_limited` with Retry-After. */
+  async consumeOrThrow(key: string, policy = this.defaultPolicy): Promise<Record<string, string>> {
+    const decision = await this.consume(key, policy);
+    if (!decision.allowed) {
+      throw new ApiError('rate_limited', 'Too many requests for this credential: slow down and retry after the time in Retry-After.', decision.headers);
+    }
+    return decision.headers;
+  }
+
+  async consume(key: string, policy = this.defaultPolicy): Promise<RateLimitDecision> {
+    // A few rounds: concurrent requests of this replica may spend a fresh lease first.
+    for (let round = 0; round < 5; round++) {
+      const lease = this.leases.get(key);
+      if (lease && lease.tokens > 0 && lease.expiresAt > Date.now()) {
+        lease.tokens -= 1;
+        return { allowed: true, headers: headers(policy, lease.sharedRemaining + lease.tokens) };
+      }
+      const grant = await this.fetchLease(key, policy);
+      if (grant.granted === 0) return refusal(policy, grant.remaining);
+    }
+    return refusal(policy, 0);
+  }
+
+  /** One lease request per key at a time; concurrent callers share it. */
+  private fetchLease(key: string, policy: BucketPolicy): Promise<Grant> {
+    let pending = this.fetching.get(key);
+    if (!pending) {
+      const size = Math.max(1, Math.ceil(policy.burst / 10));
+      pending = this.store
+        .take(key, size, policy)
+        .then((grant) => {
+          if (grant.granted > 0) {
+            if (this.leases.size > 50_000) this.leases.clear();
+            this.leases.set(key, { tokens: grant.granted, expiresAt: Date.now() + LEASE_MS, sharedRemaining: grant.remaining });
+          }
+          return grant;
+        })
+        .finally(() => this.fetching.delete(key));
+      this.fetching.set(key, pending);
+    }
+    return pending;
+  }
+}
+
+function refusal(policy: BucketPolicy, remaining: number): RateLimitDecision {
+  const retryAfter = Math.max(1, Math.ceil((1 - remaining) / policy.ratePerSecond));
+  return { allowed: false, headers: { ...headers(policy, remaining), 'Retry-After': String(retryAfter) } };
+}
+
+/** The IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers). */
+function headers(policy: BucketPolicy, remaining: number): Record<string, string> {
+  const left = Math.max(0, Math.floor(remaining));
+  return {
+    'RateLimit-Limit': String(policy.burst),
+    'RateLimit-Remaining': String(left),
+    'RateLimit-Reset': String(Math.ceil((policy.burst - left) / policy.ratePerSecond)),
+    'RateLimit-Policy': `${policy.burst};w=${Math.ceil(policy.burst / policy.ratePerSecond)}`,
+  };
+}

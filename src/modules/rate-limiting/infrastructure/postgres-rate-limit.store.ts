@@ -1,0 +1,31 @@
+import { Injectable } from '@nestjs/common';
+import { Db } from '../../../shared/persistence/typeorm-unit-of-work.js';
+import { RateLimitStore, type BucketPolicy, type Grant } from '../domain/rate-limit-store.js';
+
+/**
+ * Buckets in an UNLOGGED table: losing them in a crash only resets the limits, and they
+ * cost no WAL. Refill and take happen in one row-locked statement, so concurrent replicas
+ * never spend the same token twice.
+ */
+@Injectable()
+export class PostgresRateLimitStore extends RateLimitStore {
+  constructor(private readonly db: Db) {
+    super();
+  }
+
+  async take(key: string, wanted: number, policy: BucketPolicy): Promise<Grant> {
+    // refill = the bucket refilled to now; the take is min(wanted, whole tokens in refill).
+    const refill = `LEAST($2::float8, b.tokens + EXTRACT(EPOCH FROM clock_timestamp() - b.refreshed_at) * $3::float8)`;
+    const [grant] = await this.db.query<Grant>(
+      `INSERT INTO rate_limit_buckets AS b (key, tokens, refreshed_at, last_granted)
+       VALUES ($1, $2::float8 - LEAST($4::int, floor($2::float8)), clock_timestamp(), LEAST($4::int, floor($2::float8)))
+       ON CONFLICT (key) DO UPDATE
+         SET tokens = ${refill} - LEAST($4::int, floor(${refill})),
+             last_granted = LEAST($4::int, floor(${refill})),
+             refreshed_at = clock_timestamp()
+       RETURNING last_granted AS granted, tokens AS remaining`,
+      [key, policy.burst, policy.ratePerSecond, wanted],
+    );
+    return grant ?? { granted: 0, remaining: 0 };
+  }
+}

@@ -1,0 +1,62 @@
+import { Injectable } from '@nestjs/common';
+import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import { CatalogService, type Chapter, type ChapterSummary, type Novel } from '../../catalog/index.js';
+import { EntitlementsService } from '../../entitlements/index.js';
+import { chapterRelease, chapterStatus, type ChapterStatus } from '../domain/novel-progress.js';
+import { chapterLocked, notEntitled } from '../domain/reading-errors.js';
+import { ReadingProgressRepository } from '../domain/reading-progress.repository.js';
+import { ChapterReleaseService } from './chapter-release.service.js';
+import { ReadingProgressService } from './reading-progress.service.js';
+
+export interface ChapterListing {
+  novel: Novel;
+  chapters: (ChapterSummary & { release?: { status: ChapterStatus; unlocksAt: Date | null } })[];
+}
+
+/** The chapter list with its release state, and chapter text (contract 4.1, DECISIONS 10). */
+@Injectable()
+export class ChapterReadingService {
+  constructor(
+    private readonly catalog: CatalogService,
+    private readonly releases: ChapterReleaseService,
+    private readonly entitlements: EntitlementsService,
+    private readonly progress: ReadingProgressRepository,
+    private readonly reading: ReadingProgressService,
+  ) {}
+
+  /** Editorial metadata of every chapter; with a subscriber, also each chapter's release state. */
+  async listing(tenant: Tenant, novelId: string, subscriberId?: string): Promise<ChapterListing> {
+    const novel = await this.catalog.publishedNovel(tenant.environment, novelId);
+    const [chapters, reader] = await Promise.all([
+      this.catalog.chapters(tenant.environment, novel),
+      subscriberId === undefined ? undefined : this.releases.readerState(tenant, subscriberId, novelId),
+    ]);
+    if (!reader) return { novel, chapters };
+    const now = new Date();
+    return {
+      novel,
+      chapters: chapters.map((chapter) => {
+        const release = chapterRelease(reader.progress, chapter.number, reader.earlyAccess, now);
+        return { ...chapter, release: { status: chapterStatus(release), unlocksAt: release.unlocksAt } };
+      }),
+    };
+  }
+
+  /**
+   * A released chapter's text, for an entitled subscriber. Reading it is recorded as
+   * activity and moves current_chapter forward.
+   */
+  async content(tenant: Tenant, novelId: string, chapterNumber: number, subscriberId: string): Promise<Chapter> {
+    const [{ chapter }, features, progress] = await Promise.all([
+      this.catalog.publishedChapter(tenant.environment, novelId, chapterNumber),
+      this.entitlements.features(tenant, subscriberId),
+      this.progress.find(tenant, subscriberId, novelId),
+    ]);
+    if (!features.reading) throw notEntitled(subscriberId);
+    const now = new Date();
+    const release = chapterRelease(progress, chapterNumber, features.earlyAccess, now);
+    if (!release.released) throw chapterLocked(novelId, chapterNumber, release);
+    await this.reading.recordChapterActivity(tenant, { subscriberId, novelId, chapterNumber, kind: 'text', occurredAt: now });
+    return chapter;
+  }
+}

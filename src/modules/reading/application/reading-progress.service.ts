@@ -1,0 +1,122 @@
+import { Injectable } from '@nestjs/common';
+import { ApiError } from '../../../shared/errors/api-error.js';
+import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
+import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import { ActivityRecorder, type ReadingActivity } from '../../analytics/index.js';
+import { CatalogService, type Novel } from '../../catalog/index.js';
+import { EntitlementsService } from '../../entitlements/index.js';
+import { ACTIVE_NOVEL_LIMIT, startInstant, unlockedChapters, type NovelProgress } from '../domain/novel-progress.js';
+import { alreadyFinished, notEntitled } from '../domain/reading-errors.js';
+import { ReadingProgressRepository } from '../domain/reading-progress.repository.js';
+import { ReadingLifecycleHooks } from './reading-lifecycle-hooks.js';
+
+/** One novel the subscriber has opened, with what the drip has released of it now. */
+export interface ProgressEntry {
+  novel: Novel;
+  progress: NovelProgress;
+  unlockedChapters: number;
+}
+
+export interface ReadingProgress {
+  subscriberId: string;
+  activeNovelCount: number;
+  activeNovelLimit: number;
+  entries: ProgressEntry[];
+}
+
+export interface OpenedNovel {
+  entry: ProgressEntry;
+  /** false when the novel was already in progress. */
+  created: boolean;
+}
+
+/**
+ * The reading lifecycle (DECISIONS 7) and the progress it leaves. Novels removed from
+ * the catalog drop out of a subscriber's progress and no longer count against the limit:
+ * a removal must not trap a subscriber at the limit with a novel it cannot remove.
+ */
+@Injectable()
+export class ReadingProgressService {
+  constructor(
+    private readonly progress: ReadingProgressRepository,
+    private readonly catalog: CatalogService,
+    private readonly entitlements: EntitlementsService,
+    private readonly activities: ActivityRecorder,
+    private readonly hooks: ReadingLifecycleHooks,
+    private readonly unitOfWork: UnitOfWork,
+  ) {}
+
+  /**
+   * Opens a novel now (or at a past `startedAt`, sandbox only). The limit of unfinished
+   * novels is checked and the row written under the subscriber's lock, so no burst of
+   * parallel opens can exceed it.
+   */
+  async open(tenant: Tenant, subscriberId: string, novelId: string, requestedStart?: Date): Promise<OpenedNovel> {
+    const startedAt = startInstant(tenant.environment, requestedStart, new Date());
+    const [novel, features] = await Promise.all([this.catalog.publishedNovel(tenant.environment, novelId), this.entitlements.features(tenant, subscriberId)]);
+    if (!features.reading) throw notEntitled(subscriberId);
+    const entryOf = (progress: NovelProgress) => entry(novel, progress, features.earlyAccess);
+    return this.unitOfWork.run(async () => {
+      await this.progress.lockSubscriber(tenant, subscriberId);
+      const existing = await this.progress.find(tenant, subscriberId, novelId);
+      if (existing?.finishedAt) throw alreadyFinished(novelId);
+      if (existing) return { entry: entryOf(existing), created: false };
+      const active = await this.activeNovels(tenant, subscriberId);
+      if (active.length >= ACTIVE_NOVEL_LIMIT) {
+        throw new ApiError(
+          'active_novel_limit_reached',
+          `Subscriber "${subscriberId}" already has ${ACTIVE_NOVEL_LIMIT} unfinished novels (${active.map((n) => n.id).join(', ')}): finish or remove one first.`,
+        );
+      }
+      return { entry: entryOf(await this.progress.insert(tenant, subscriberId, novelId, startedAt)), created: true };
+    });
+  }
+
+  /** Removes an unfinished novel and, through the lifecycle hooks, what depends on it (its playback position). */
+  async remove(tenant: Tenant, subscriberId: string, novelId: string): Promise<void> {
+    await this.catalog.publishedNovel(tenant.environment, novelId);
+    await this.unitOfWork.run(async () => {
+      await this.progress.lockSubscriber(tenant, subscriberId);
+      const existing = await this.progress.find(tenant, subscriberId, novelId);
+      if (!existing) throw new ApiError('not_found', `Subscriber "${subscriberId}" has not opened novel "${novelId}".`);
+      if (existing.finishedAt) throw alreadyFinished(novelId);
+      await this.progress.delete(tenant, subscriberId, novelId);
+      await this.hooks.novelRemoved(tenant, subscriberId, novelId);
+    });
+  }
+
+  /** Every published novel the subscriber has opened, newest first: three queries whatever their number. */
+  async readingProgress(tenant: Tenant, subscriberId: string): Promise<ReadingProgress> {
+    const [rows, features] = await Promise.all([this.progress.listForSubscriber(tenant, subscriberId), this.entitlements.features(tenant, subscriberId)]);
+    const novels = new Map((await this.catalog.publishedNovels(tenant.environment, rows.map((r) => r.novelId))).map((n) => [n.id, n]));
+    const entries = rows.flatMap((row) => {
+      const novel = novels.get(row.novelId);
+      return novel ? [entry(novel, row, features.earlyAccess)] : [];
+    });
+    return {
+      subscriberId,
+      activeNovelCount: entries.filter((e) => !e.progress.finishedAt).length,
+      activeNovelLimit: ACTIVE_NOVEL_LIMIT,
+      entries,
+    };
+  }
+
+  /**
+   * Records a chapter read (text) or a playback write (audio) for analytics and moves
+   * current_chapter forward, in the caller's transaction if there is one.
+   */
+  recordChapterActivity(tenant: Tenant, activity: ReadingActivity): Promise<void> {
+    return this.unitOfWork.run(async () => {
+      await this.activities.record(tenant, activity);
+      await this.progress.advanceCurrentChapter(tenant, activity.subscriberId, activity.novelId, activity.chapterNumber);
+    });
+  }
+
+  private async activeNovels(tenant: Tenant, subscriberId: string): Promise<Novel[]> {
+    return this.catalog.publishedNovels(tenant.environment, await this.progress.unfinishedNovelIds(tenant, subscriberId));
+  }
+}
+
+function entry(novel: Novel, progress: NovelProgress, earlyAccess: boolean): ProgressEntry {
+  return { novel, progress, unlockedChapters: unlockedChapters(progress, novel.totalChapters, earlyAccess, new Date()) };
+}

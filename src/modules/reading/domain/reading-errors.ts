@@ -1,0 +1,19 @@
+import { ApiError } from '../../../shared/errors/api-error.js';
+import type { ChapterRelease } from './novel-progress.js';
+
+/** Why a chapter's text or audio cannot be had yet, for error descriptions. */
+export function notReleasedReason(novelId: string, chapterNumber: number, release: ChapterRelease): string {
+  if (!release.started) {
+    return `Chapter ${chapterNumber} of novel "${novelId}" is not yet released: the subscriber has not opened the novel (POST /subscribers/{id}/novels).`;
+  }
+  return `Chapter ${chapterNumber} of novel "${novelId}" is not yet released for this subscriber; it is expected at ${release.unlocksAt?.toISOString()}.`;
+}
+
+export const chapterLocked = (novelId: string, chapterNumber: number, release: ChapterRelease) =>
+  new ApiError('chapter_locked', notReleasedReason(novelId, chapterNumber, release));
+
+export const notEntitled = (subscriberId: string) =>
+  new ApiError('subscriber_not_entitled', `Subscriber "${subscriberId}" has no active textapp or audioapp entitlement.`);
+
+export const alreadyFinished = (novelId: string) =>
+  new ApiError('novel_already_finished', `Novel "${novelId}" is already finished for this subscriber.`);

@@ -1,0 +1,20 @@
+import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import type { NovelProgress } from './novel-progress.js';
+
+/** Subscribers' reading progress, keyed by (partner, environment, subscriber, novel). */
+export abstract class ReadingProgressRepository {
+  /**
+   * Serialises the subscriber's lifecycle changes (open, remove, finish) until the
+   * transaction ends: the limit of unfinished novels is checked and kept under it.
+   */
+  abstract lockSubscriber(tenant: Tenant, subscriberId: string): Promise<void>;
+  abstract find(tenant: Tenant, subscriberId: string, novelId: string): Promise<NovelProgress | null>;
+  /** Every novel the subscriber has opened, newest first. */
+  abstract listForSubscriber(tenant: Tenant, subscriberId: string): Promise<NovelProgress[]>;
+  abstract unfinishedNovelIds(tenant: Tenant, subscriberId: string): Promise<string[]>;
+  abstract insert(tenant: Tenant, subscriberId: string, novelId: string, startedAt: Date): Promise<NovelProgress>;
+  abstract delete(tenant: Tenant, subscriberId: string, novelId: string): Promise<void>;
+  abstract finish(tenant: Tenant, subscriberId: string, novelId: string, choiceId: string, finishedAt: Date): Promise<void>;
+  /** Moves current_chapter forward to chapterNumber, never backwards; nothing when the novel is not opened. */
+  abstract advanceCurrentChapter(tenant: Tenant, subscriberId: string, novelId: string, chapterNumber: number): Promise<void>;
+}

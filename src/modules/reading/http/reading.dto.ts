@@ -1,0 +1,143 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsDefined, IsISO8601, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { IsNovelId, IsSubscriberId } from '../../../shared/http/identifiers.js';
+import type { ProgressEntry, ReadingProgress } from '../application/reading-progress.service.js';
+import type { EndingsState } from '../application/endings.service.js';
+import type { ChapterListing } from '../application/chapter-reading.service.js';
+
+const STARTED_AT_RULE = 'started_at must be an ISO 8601 date-time with a time zone, e.g. 2026-03-10T12:00:00Z';
+const ISO_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,9})?)?(Z|[+-]\d\d:\d\d)$/;
+
+export class OptionalSubscriberQueryDto {
+  @ApiPropertyOptional({ description: "Partner's subscriber identifier: adds each chapter's release state.", example: 'sub-42' })
+  @IsOptional()
+  @IsSubscriberId()
+  subscriber_id?: string;
+}
+
+export class SubscriberQueryDto {
+  @ApiProperty({ description: "Partner's subscriber identifier.", example: 'sub-42' })
+  @IsDefined({ message: 'subscriber_id is required' })
+  @IsSubscriberId()
+  subscriber_id: string;
+}
+
+export class OpenNovelDto {
+  @ApiProperty({ example: 'the-heir' })
+  @IsDefined({ message: 'novel_id is required' })
+  @IsString({ message: 'novel_id must be a string' })
+  @IsNovelId()
+  novel_id: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Sandbox only: a past instant to start the drip from, to test it without waiting days. Refused on /v1.' })
+  @IsOptional()
+  @IsString({ message: 'started_at must be an ISO 8601 date-time with a time zone' })
+  @Matches(ISO_INSTANT, { message: STARTED_AT_RULE })
+  @IsISO8601({ strict: true, strictSeparator: true }, { message: STARTED_AT_RULE })
+  started_at?: string;
+}
+
+export class ChooseEndingDto {
+  @ApiProperty({ example: 'sub-42' })
+  @IsDefined({ message: 'subscriber_id is required' })
+  @IsString({ message: 'subscriber_id must be a string' })
+  @IsSubscriberId()
+  subscriber_id: string;
+
+  @ApiProperty({ example: 'stay' })
+  @IsDefined({ message: 'choice_id is required' })
+  @IsString({ message: 'choice_id must be a string' })
+  @Length(1, 100, { message: 'choice_id must be 1 to 100 characters' })
+  choice_id: string;
+}
+
+export class ProgressEntryDto {
+  @ApiProperty() novel_id: string;
+  @ApiProperty() title: string;
+  @ApiProperty({ format: 'date-time' }) started_at: string;
+  @ApiProperty({ description: 'Furthest chapter read or listened to.' }) current_chapter: number;
+  @ApiProperty({ description: 'Chapters released by the drip now.' }) unlocked_chapters: number;
+  @ApiProperty() total_chapters: number;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'null while in progress.' }) finished_at: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'null until an ending is chosen.' }) chosen_choice_id: string | null;
+}
+
+export class ReadingProgressDto {
+  @ApiProperty() subscriber_id: string;
+  @ApiProperty({ description: 'Novels in progress now (finished_at null).' }) active_novel_count: number;
+  @ApiProperty({ example: 3 }) active_novel_limit: number;
+  @ApiProperty({ type: [ProgressEntryDto], description: 'Every novel the subscriber has opened, newest first.' }) novels: ProgressEntryDto[];
+}
+
+export class ChapterEntryDto {
+  @ApiProperty({ description: '1-indexed.' }) chapter_number: number;
+  @ApiProperty() title: string;
+  @ApiProperty({ description: 'Estimated duration.' }) duration_seconds: number;
+  @ApiPropertyOptional({ enum: ['unlocked', 'locked', 'not_started'], description: 'Only with subscriber_id.' }) status?: string;
+  @ApiPropertyOptional({ format: 'date-time', description: 'Only with subscriber_id, for a locked chapter: an estimate from the drip.' }) unlocks_at?: string;
+}
+
+export class ChapterListingDto {
+  @ApiProperty() novel_id: string;
+  @ApiProperty() total_chapters: number;
+  @ApiProperty({ type: [ChapterEntryDto] }) chapters: ChapterEntryDto[];
+}
+
+export class ChoiceDto {
+  @ApiProperty() choice_id: string;
+  @ApiProperty({ description: 'May be a spoiler, hence gated.' }) label: string;
+  @ApiProperty() ending: string;
+  @ApiProperty() sort_order: number;
+}
+
+export class EndingsStateDto {
+  @ApiProperty() novel_id: string;
+  @ApiProperty({ description: 'false until the last chapter is released for the subscriber.' }) available: boolean;
+  @ApiPropertyOptional({ description: 'Absent while none is chosen.' }) chosen_choice_id?: string;
+  @ApiProperty({ type: [ChoiceDto], description: 'Empty while available is false.' }) choices: ChoiceDto[];
+}
+
+export class ChapterContentDto {
+  @ApiProperty() novel_id: string;
+  @ApiProperty() chapter_number: number;
+  @ApiProperty() title: string;
+  @ApiProperty({ enum: ['markdown'] }) format: 'markdown';
+  @ApiProperty() body: string;
+}
+
+export const progressEntryDto = ({ novel, progress, unlockedChapters }: ProgressEntry): ProgressEntryDto => ({
+  novel_id: novel.id,
+  title: novel.title,
+  started_at: progress.startedAt.toISOString(),
+  current_chapter: progress.currentChapter,
+  unlocked_chapters: unlockedChapters,
+  total_chapters: novel.totalChapters,
+  finished_at: progress.finishedAt?.toISOString() ?? null,
+  chosen_choice_id: progress.chosenChoiceId,
+});
+
+export const readingProgressDto = (progress: ReadingProgress): ReadingProgressDto => ({
+  subscriber_id: progress.subscriberId,
+  active_novel_count: progress.activeNovelCount,
+  active_novel_limit: progress.activeNovelLimit,
+  novels: progress.entries.map(progressEntryDto),
+});
+
+export const chapterListingDto = ({ novel, chapters }: ChapterListing): ChapterListingDto => ({
+  novel_id: novel.id,
+  total_chapters: novel.totalChapters,
+  chapters: chapters.map(({ number, title, durationSeconds, release }) => ({
+    chapter_number: number,
+    title,
+    duration_seconds: durationSeconds,
+    ...(release && { status: release.status }),
+    ...(release?.unlocksAt && { unlocks_at: release.unlocksAt.toISOString() }),
+  })),
+});
+
+export const endingsStateDto = (state: EndingsState): EndingsStateDto => ({
+  novel_id: state.novelId,
+  available: state.available,
+  ...(state.chosenChoiceId !== null && { chosen_choice_id: state.chosenChoiceId }),
+  choices: state.choices.map((e) => ({ choice_id: e.choiceId, label: e.label, ending: e.ending, sort_order: e.sortOrder })),
+});

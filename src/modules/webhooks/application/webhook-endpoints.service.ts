@@ -1,0 +1,92 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { isIP } from 'node:net';
+import { AppConfig } from '../../../config/app-config.js';
+import { ServerSecrets } from '../../../shared/crypto/server-secrets.js';
+import { ApiError, invalidRequest } from '../../../shared/errors/api-error.js';
+import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
+import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import { checkEndpointUrl, hostOf, refusedAddresses } from '../domain/endpoint-url-policy.js';
+import { HostResolver } from '../domain/host-resolver.js';
+import { WebhookDeliveryRepository, type DeliveryRecord, type DeliveryStatus } from '../domain/webhook-delivery.repository.js';
+import { WebhookEndpointRepository, type WebhookEndpoint } from '../domain/webhook-endpoint.repository.js';
+import { WebhookEventRepository } from '../domain/webhook-event.repository.js';
+import type { WebhookEventType } from '../domain/webhook-event.js';
+import { newEndpointSecret } from '../domain/webhook-signature.js';
+
+/** DECISIONS 16: after a rotation the old secret keeps signing alongside the new for 24 h. */
+export const ROTATION_OVERLAP_SECONDS = 24 * 3600;
+
+/** An endpoint with its secret, which is shown only in the answer that creates it. */
+export interface EndpointWithSecret {
+  endpoint: WebhookEndpoint;
+  secret: string;
+}
+
+/** A partner's management of its endpoints (DECISIONS 16), always within its tenant. */
+@Injectable()
+export class WebhookEndpointsService {
+  constructor(
+    private readonly endpoints: WebhookEndpointRepository,
+    private readonly deliveries: WebhookDeliveryRepository,
+    private readonly events: WebhookEventRepository,
+    private readonly resolver: HostResolver,
+    private readonly secrets: ServerSecrets,
+    private readonly unitOfWork: UnitOfWork,
+    @Inject(AppConfig) private readonly config: AppConfig,
+  ) {}
+
+  async create(tenant: Tenant, url: string, eventTypes: WebhookEventType[]): Promise<EndpointWithSecret> {
+    await this.checkUrl(url);
+    const secret = newEndpointSecret();
+    const endpoint = await this.unitOfWork.run(() =>
+      this.endpoints.create(tenant, { url, eventTypes: [...new Set(eventTypes)], sealedSecret: this.secrets.seal(secret) }),
+    );
+    return { endpoint, secret };
+  }
+
+  list(tenant: Tenant): Promise<WebhookEndpoint[]> {
+    return this.endpoints.list(tenant);
+  }
+
+  async remove(tenant: Tenant, id: string): Promise<void> {
+    if (!(await this.endpoints.delete(tenant, id))) throw endpointNotFound(id);
+  }
+
+  async rotateSecret(tenant: Tenant, id: string): Promise<EndpointWithSecret & { previousSecretExpiresAt: Date }> {
+    const secret = newEndpointSecret();
+    const rotated = await this.unitOfWork.run(() => this.endpoints.rotateSecret(tenant, id, this.secrets.seal(secret), ROTATION_OVERLAP_SECONDS));
+    if (!rotated) throw endpointNotFound(id);
+    return { ...rotated, secret };
+  }
+
+  async deliveriesOf(tenant: Tenant, id: string, filter: { status?: DeliveryStatus; limit: number }): Promise<DeliveryRecord[]> {
+    if (!(await this.endpoints.find(tenant, id))) throw endpointNotFound(id);
+    return this.deliveries.listForEndpoint(tenant, id, filter);
+  }
+
+  /**
+   * Sends the event again, with a fresh retry schedule, to every endpoint subscribed to
+   * its type now: the ones it already went to, and ones added since (after a wrong URL was
+   * replaced, say). Returns their ids.
+   */
+  async redeliver(tenant: Tenant, eventId: string): Promise<string[]> {
+    const eventType = await this.events.typeOf(tenant, eventId);
+    if (!eventType) throw new ApiError('not_found', `No webhook event ${eventId}.`);
+    const endpointIds = await this.deliveries.schedule(tenant, eventId, eventType, this.config.webhookRetryScheduleSeconds[0]);
+    if (endpointIds.length === 0) throw new ApiError('conflict', `No webhook endpoint subscribes to ${eventType}: register one first.`);
+    return endpointIds;
+  }
+
+  /** The URL policy, and in production the host's current addresses (checked again at every delivery). */
+  private async checkUrl(url: string): Promise<void> {
+    const check = checkEndpointUrl(url, this.config.webhookAllowInsecureUrls);
+    if (!check.ok) throw invalidRequest(`${check.reason}.`);
+    if (this.config.webhookAllowInsecureUrls) return;
+    const host = hostOf(check.url);
+    const addresses = isIP(host) ? [host] : await this.resolver.addressesOf(host).catch(() => []);
+    const refusal = refusedAddresses(host, addresses);
+    if (refusal) throw invalidRequest(`url must point to a public address; ${refusal}.`);
+  }
+}
+
+const endpointNotFound = (id: string) => new ApiError('not_found', `No webhook endpoint ${id}.`);

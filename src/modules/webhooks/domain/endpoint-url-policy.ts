@@ -1,0 +1,155 @@
+import { isIP } from 'node:net';
+
+/**
+ * Which URLs may receive webhooks (DECISIONS 16). In production only https URLs whose host
+ * is a public address, so that a partner cannot make the service call into its own
+ * network (SSRF). The development setting (WEBHOOK_ALLOW_INSECURE_URLS) lifts every rule
+ * but the scheme: http and any address, loopback and LAN receivers included.
+ *
+ * A host name is checked here only for being localhost; its addresses are checked when it
+ * is resolved, at registration and again at every connection (`refusedAddresses`).
+ */
+export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
+
+export function checkEndpointUrl(raw: string, allowInsecure: boolean): UrlCheck {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return refuse('url must be an absolute URL such as https://example.com/webhooks');
+  }
+  if (url.protocol !== 'https:' && !(allowInsecure && url.protocol === 'http:')) {
+    return refuse(allowInsecure ? 'url must use http or https' : 'url must use https');
+  }
+  if (url.username || url.password) return refuse('url must not contain a user name or password');
+  if (url.hash) return refuse('url must not contain a fragment (#…)');
+  if (allowInsecure) return { ok: true, url };
+  const host = hostOf(url);
+  if (host === 'localhost' || host.endsWith('.localhost')) return refuse('url must not point to localhost');
+  if (isIP(host)) {
+    const reason = nonPublicReason(host);
+    if (reason) return refuse(`url must point to a public address; ${host} is ${reason}`);
+  }
+  return { ok: true, url };
+}
+
+/** The host to resolve or connect to: without IPv6 brackets or the root label's dot. */
+export function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+}
+
+/**
+ * Why a host's resolved addresses may not receive webhooks, or null when they may. Every
+ * address must be public: a host answering both a public and a private address could have
+ * a connection land on the private one.
+ */
+export function refusedAddresses(host: string, addresses: readonly string[]): string | null {
+  if (addresses.length === 0) return `${host} does not resolve to any address`;
+  for (const address of addresses) {
+    const reason = nonPublicReason(address);
+    if (reason) return `${host} resolves to ${address}, ${reason}`;
+  }
+  return null;
+}
+
+type Range = readonly [network: string, prefix: number, reason: string];
+
+// Special-purpose IPv4 blocks (IANA registry) that are not reachable public hosts.
+const IPV4_RANGES: readonly Range[] = [
+  ['0.0.0.0', 8, 'an unspecified address'],
+  ['10.0.0.0', 8, 'a private address'],
+  ['100.64.0.0', 10, 'a shared (carrier-grade NAT) address'],
+  ['127.0.0.0', 8, 'a loopback address'],
+  ['169.254.0.0', 16, 'a link-local address'],
+  ['172.16.0.0', 12, 'a private address'],
+  ['192.0.0.0', 24, 'a reserved address'],
+  ['192.0.2.0', 24, 'a documentation address'],
+  ['192.88.99.0', 24, 'a reserved address'],
+  ['192.168.0.0', 16, 'a private address'],
+  ['198.18.0.0', 15, 'a benchmarking address'],
+  ['198.51.100.0', 24, 'a documentation address'],
+  ['203.0.113.0', 24, 'a documentation address'],
+  ['224.0.0.0', 4, 'a multicast address'],
+  ['240.0.0.0', 4, 'a reserved address'],
+];
+
+// Checked in order; anything outside global unicast (2000::/3) is refused after them.
+const IPV6_RANGES: readonly Range[] = [
+  ['::', 128, 'an unspecified address'],
+  ['::1', 128, 'a loopback address'],
+  ['fe80::', 10, 'a link-local address'],
+  ['fec0::', 10, 'a site-local address'],
+  ['fc00::', 7, 'a unique-local address'],
+  ['ff00::', 8, 'a multicast address'],
+  ['2001:db8::', 32, 'a documentation address'],
+  ['3fff::', 20, 'a documentation address'],
+  ['2001::', 23, 'a reserved address'],
+];
+
+// IPv6 prefixes that carry an IPv4 address, which decides: IPv4-mapped, NAT64 and 6to4.
+const IPV4_CARRIERS: readonly (readonly [network: string, prefix: number, ipv4Shift: bigint])[] = [
+  ['::ffff:0:0', 96, 0n],
+  ['64:ff9b::', 96, 0n],
+  ['2002::', 16, 80n],
+];
+
+/** Why an IP address is not a public one, or null when it is. */
+export function nonPublicReason(address: string): string | null {
+  const bare = address.replace(/%.*$/, ''); // a zone id (fe80::1%eth0) names an interface
+  const family = isIP(bare);
+  if (family === 4) return ipv4Reason(ipv4ToNumber(bare));
+  if (family === 6) return ipv6Reason(ipv6ToBigInt(bare));
+  return 'not an IP address';
+}
+
+function ipv4Reason(value: number): string | null {
+  const range = IPV4_RANGES.find(([network, prefix]) => sameIpv4Prefix(value, ipv4ToNumber(network), prefix));
+  return range ? range[2] : null;
+}
+
+function ipv6Reason(value: bigint): string | null {
+  for (const [network, prefix, shift] of IPV4_CARRIERS) {
+    if (sameIpv6Prefix(value, ipv6ToBigInt(network), prefix)) {
+      const reason = ipv4Reason(Number((value >> shift) & 0xffffffffn));
+      return reason ? `${reason} (embedded in IPv6)` : null;
+    }
+  }
+  const range = IPV6_RANGES.find(([network, prefix]) => sameIpv6Prefix(value, ipv6ToBigInt(network), prefix));
+  if (range) return range[2];
+  return sameIpv6Prefix(value, ipv6ToBigInt('2000::'), 3) ? null : 'a reserved address';
+}
+
+function sameIpv4Prefix(a: number, b: number, prefix: number): boolean {
+  const shift = 32 - prefix;
+  return Math.floor(a / 2 ** shift) === Math.floor(b / 2 ** shift);
+}
+
+function sameIpv6Prefix(a: bigint, b: bigint, prefix: number): boolean {
+  const shift = BigInt(128 - prefix);
+  return a >> shift === b >> shift;
+}
+
+function ipv4ToNumber(address: string): number {
+  return address.split('.').reduce((value, octet) => value * 256 + Number(octet), 0);
+}
+
+/** A valid IPv6 address (net.isIP) as a 128-bit number. */
+function ipv6ToBigInt(address: string): bigint {
+  let text = address;
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    const ipv4 = ipv4ToNumber(dotted[1]);
+    text = `${text.slice(0, dotted.index)}${Math.floor(ipv4 / 65536).toString(16)}:${(ipv4 % 65536).toString(16)}`;
+  }
+  const [head, tail] = text.split('::');
+  const groups = (part: string | undefined) => (part ? part.split(':') : []);
+  const all =
+    tail === undefined
+      ? groups(head)
+      : [...groups(head), ...Array<string>(8 - groups(head).length - groups(tail).length).fill('0'), ...groups(tail)];
+  return all.reduce((value, group) => (value << 16n) | BigInt(parseInt(group, 16)), 0n);
+}
+
+function refuse(reason: string): UrlCheck {
+  return { ok: false, reason };
+}

@@ -1,0 +1,62 @@
+import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import type { DeliveryState } from './retry-schedule.js';
+import type { WebhookEventType } from './webhook-event.js';
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** A due delivery that one worker has leased to make one attempt. */
+export interface ClaimedDelivery {
+  deliveryId: string;
+  /** Names this lease: only its holder may settle the delivery. */
+  claimToken: string;
+  /** Attempts made since the delivery was (re)scheduled, before this one. */
+  attemptsMade: number;
+  eventId: string;
+  /** The event's payload exactly as stored: the body to send. */
+  body: string;
+  url: string;
+  /** The endpoint's secrets that sign now, newest first, sealed. */
+  sealedSecrets: string[];
+}
+
+export interface DeliveryAttempt {
+  /** Null when no response arrived (refused address, connection error, timeout). */
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  attemptedAt: Date;
+}
+
+export interface DeliveryRecord {
+  eventId: string;
+  eventType: WebhookEventType;
+  status: DeliveryStatus;
+  nextAttemptAt: Date | null;
+  createdAt: Date;
+  attempts: DeliveryAttempt[];
+}
+
+/**
+ * The delivery queue: one delivery per (event, endpoint), due at `next attempt`, claimed by
+ * one worker at a time, with every attempt logged.
+ */
+export abstract class WebhookDeliveryRepository {
+  /**
+   * Schedules the event for every endpoint of the tenant subscribed to its type, due in
+   * `delaySeconds`; a delivery that already exists starts over. Returns the endpoint ids.
+   */
+  abstract schedule(tenant: Tenant, eventId: string, eventType: WebhookEventType, delaySeconds: number): Promise<string[]>;
+  /**
+   * Leases up to `limit` due deliveries for `leaseMs`, none of them leased by anyone else.
+   * A lease that ends before its attempt is recorded makes the delivery due again.
+   */
+  abstract claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]>;
+  /**
+   * Logs the attempt and, if the lease is still the claim's, moves the delivery to `next`.
+   * Nothing is recorded when the endpoint was deleted meanwhile.
+   */
+  abstract recordAttempt(claim: ClaimedDelivery, attempt: DeliveryAttempt, next: DeliveryState): Promise<void>;
+  /** The endpoint's deliveries, newest first, each with its attempts in order. */
+  abstract listForEndpoint(tenant: Tenant, endpointId: string, filter: { status?: DeliveryStatus; limit: number }): Promise<DeliveryRecord[]>;
+}

@@ -1,0 +1,37 @@
+import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import type { WebhookEventType } from './webhook-event.js';
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  eventTypes: WebhookEventType[];
+  createdAt: Date;
+}
+
+export interface NewWebhookEndpoint {
+  url: string;
+  eventTypes: WebhookEventType[];
+  /** The signing secret, sealed with the server secret: it must be read back to sign. */
+  sealedSecret: string;
+}
+
+export interface RotatedSecret {
+  endpoint: WebhookEndpoint;
+  /** Until when the replaced secret keeps signing. */
+  previousSecretExpiresAt: Date;
+}
+
+/** A partner's receiving endpoints, per environment, and their signing secrets. */
+export abstract class WebhookEndpointRepository {
+  abstract create(tenant: Tenant, endpoint: NewWebhookEndpoint): Promise<WebhookEndpoint>;
+  abstract list(tenant: Tenant): Promise<WebhookEndpoint[]>;
+  abstract find(tenant: Tenant, id: string): Promise<WebhookEndpoint | null>;
+  /** True when the tenant had the endpoint. Its pending deliveries go with it. */
+  abstract delete(tenant: Tenant, id: string): Promise<boolean>;
+  /**
+   * Makes `sealedSecret` the endpoint's current secret; the secret it replaces keeps
+   * signing for `overlapSeconds`. Null when the tenant has no such endpoint. Run inside a
+   * UnitOfWork: the endpoint stays locked until it commits.
+   */
+  abstract rotateSecret(tenant: Tenant, id: string, sealedSecret: string, overlapSeconds: number): Promise<RotatedSecret | null>;
+}

@@ -1,0 +1,92 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayNotEmpty, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../domain/webhook-delivery.repository.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../domain/webhook-event.js';
+
+export class CreateWebhookEndpointDto {
+  @ApiProperty({
+    description: 'Where deliveries are POSTed. Production accepts only https URLs whose host resolves to public addresses.',
+    example: 'https://partner.example.com/webhooks/reading',
+    maxLength: 2048,
+  })
+  // With stopAtFirstError, class-validator checks the lowest decorator first.
+  @IsDefined({ message: 'url is required' })
+  @MaxLength(2048, { message: 'url must be at most 2048 characters' })
+  @IsString({ message: 'url must be a string' })
+  url: string;
+
+  @ApiProperty({ enum: WEBHOOK_EVENT_TYPES, isArray: true, example: ['novel.finished'] })
+  @IsDefined({ message: 'events is required' })
+  @IsIn(WEBHOOK_EVENT_TYPES, { each: true, message: `events may contain only ${WEBHOOK_EVENT_TYPES.join(', ')}` })
+  @ArrayNotEmpty({ message: 'events must list at least one event type' })
+  @IsArray({ message: 'events must be an array' })
+  events: WebhookEventType[];
+}
+
+export class WebhookEndpointDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty() url: string;
+  @ApiProperty({ enum: WEBHOOK_EVENT_TYPES, isArray: true }) events: string[];
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+}
+
+export class WebhookEndpointListDto {
+  @ApiProperty({ type: [WebhookEndpointDto] }) data: WebhookEndpointDto[];
+}
+
+export class WebhookEndpointWithSecretDto extends WebhookEndpointDto {
+  @ApiProperty({
+    description: 'Signing secret (Standard Webhooks format). Shown only in this answer: store it now.',
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw4nOPkGp7ZEA=',
+  })
+  secret: string;
+}
+
+export class RotatedWebhookSecretDto extends WebhookEndpointWithSecretDto {
+  @ApiProperty({ format: 'date-time', description: 'Until then deliveries carry a signature by the previous secret as well.' })
+  previous_secret_expires_at: string;
+}
+
+export class DeliveriesQueryDto {
+  @ApiPropertyOptional({ enum: DELIVERY_STATUSES, description: 'Only deliveries in this state.' })
+  @IsOptional()
+  @IsIn(DELIVERY_STATUSES, { message: `status must be one of ${DELIVERY_STATUSES.join(', ')}` })
+  status?: DeliveryStatus;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50, description: 'How many deliveries, most recent first.' })
+  @IsOptional()
+  @Type(() => Number)
+  @Max(100, { message: 'limit must be an integer from 1 to 100' })
+  @Min(1, { message: 'limit must be an integer from 1 to 100' })
+  @IsInt({ message: 'limit must be an integer from 1 to 100' })
+  limit?: number;
+}
+
+export class DeliveryAttemptDto {
+  @ApiProperty({ nullable: true, type: Number, description: "The receiver's status code; null when no response arrived." })
+  status_code: number | null;
+  @ApiProperty({ description: 'Milliseconds until the response status arrived, or until the attempt failed.' }) duration_ms: number;
+  @ApiProperty({ nullable: true, type: String, example: 'timed out after 10000 ms' }) error: string | null;
+  @ApiProperty({ format: 'date-time' }) attempted_at: string;
+}
+
+export class WebhookDeliveryDto {
+  @ApiProperty({ format: 'uuid' }) event_id: string;
+  @ApiProperty({ enum: WEBHOOK_EVENT_TYPES }) event_type: string;
+  @ApiProperty({ enum: DELIVERY_STATUSES, description: 'delivered: a 2xx arrived; failed: every scheduled attempt failed (redeliver to retry).' })
+  status: string;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'When the next attempt is due, while pending.' })
+  next_attempt_at: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ type: [DeliveryAttemptDto] }) attempts: DeliveryAttemptDto[];
+}
+
+export class WebhookDeliveryListDto {
+  @ApiProperty({ type: [WebhookDeliveryDto] }) data: WebhookDeliveryDto[];
+}
+
+export class RedeliveryDto {
+  @ApiProperty({ format: 'uuid' }) event_id: string;
+  @ApiProperty({ type: [String], description: 'Endpoints the event is being sent to again.' }) endpoint_ids: string[];
+}

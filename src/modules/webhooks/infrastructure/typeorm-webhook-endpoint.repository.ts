@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import { Db } from '../../../shared/persistence/typeorm-unit-of-work.js';
+import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import { WebhookEndpointRepository, type NewWebhookEndpoint, type RotatedSecret, type WebhookEndpoint } from '../domain/webhook-endpoint.repository.js';
+import type { WebhookEventType } from '../domain/webhook-event.js';
+import { WebhookEndpointEntity, WebhookEndpointSecretEntity } from './webhook.entities.js';
+
+@Injectable()
+export class TypeOrmWebhookEndpointRepository extends WebhookEndpointRepository {
+  constructor(private readonly db: Db) {
+    super();
+  }
+
+  async create(tenant: Tenant, endpoint: NewWebhookEndpoint): Promise<WebhookEndpoint> {
+    const row = await this.endpoints().save({
+      partnerId: tenant.partnerId,
+      environment: tenant.environment,
+      url: endpoint.url,
+      eventTypes: endpoint.eventTypes,
+    });
+    await this.db.manager.getRepository(WebhookEndpointSecretEntity).insert({ endpointId: row.id, sealedSecret: endpoint.sealedSecret });
+    return toEndpoint(row);
+  }
+
+  async list(tenant: Tenant): Promise<WebhookEndpoint[]> {
+    const rows = await this.endpoints().find({
+      where: { partnerId: tenant.partnerId, environment: tenant.environment },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+    return rows.map(toEndpoint);
+  }
+
+  async find(tenant: Tenant, id: string): Promise<WebhookEndpoint | null> {
+    const row = await this.endpoints().findOneBy({ id, partnerId: tenant.partnerId, environment: tenant.environment });
+    return row ? toEndpoint(row) : null;
+  }
+
+  async delete(tenant: Tenant, id: string): Promise<boolean> {
+    const result = await this.endpoints().delete({ id, partnerId: tenant.partnerId, environment: tenant.environment });
+    return (result.affected ?? 0) > 0;
+  }
+
+  async rotateSecret(tenant: Tenant, id: string, sealedSecret: string, overlapSeconds: number): Promise<RotatedSecret | null> {
+    // The lock serialises rotations of one endpoint, so exactly one secret is current.
+    const row = await this.endpoints().findOne({
+      where: { id, partnerId: tenant.partnerId, environment: tenant.environment },
+      lock: { mode: 'pessimistic_write' },
+    });
+    if (!row) return null;
+    // In a CTE because TypeORM answers a top-level UPDATE with a row count, not the rows.
+    const [retired] = await this.db.query<{ expires_at: Date }>(
+      `WITH retired AS (
+         UPDATE webhook_endpoint_secrets SET expires_at = now() + make_interval(secs => $2)
+         WHERE endpoint_id = $1 AND expires_at IS NULL RETURNING expires_at
+       )
+       SELECT expires_at FROM retired`,
+      [id, overlapSeconds],
+    );
+    await this.db.query(`DELETE FROM webhook_endpoint_secrets WHERE endpoint_id = $1 AND expires_at <= now()`, [id]);
+    await this.db.manager.getRepository(WebhookEndpointSecretEntity).insert({ endpointId: id, sealedSecret });
+    return { endpoint: toEndpoint(row), previousSecretExpiresAt: retired.expires_at };
+  }
+
+  private endpoints() {
+    return this.db.manager.getRepository(WebhookEndpointEntity);
+  }
+}
+
+function toEndpoint(row: WebhookEndpointEntity): WebhookEndpoint {
+  return { id: row.id, url: row.url, eventTypes: row.eventTypes as WebhookEventType[], createdAt: row.createdAt };
+}

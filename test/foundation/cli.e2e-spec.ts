@@ -1,0 +1,60 @@
+import { createTestDatabase } from '../support/test-database.js';
+import { buildOnce, runNode } from '../support/processes.js';
+
+/** The operations CLI as an operator runs it: one JSON document on stdout per command. */
+let databaseUrl: string;
+beforeAll(async () => {
+  buildOnce();
+  databaseUrl = await createTestDatabase();
+});
+
+async function cli(...args: string[]): Promise<{ code: number | null; stdout: string; output: string }> {
+  const run = runNode('dist/src/cli.js', args, { DATABASE_URL: databaseUrl, SERVER_SECRET: 'cli-test-secret-cli-test-secret-000', LOG_LEVEL: 'silent' });
+  let stdout = '';
+  run.child.stdout!.on('data', (chunk) => (stdout += chunk));
+  const code = await run.exit();
+  return { code, stdout, output: run.output() };
+}
+
+test('partner:create, credential:create, plan:map, credential:revoke, keys:rotate and db:migrate each print one JSON document', async () => {
+  const partner = await cli('partner:create', '--name', 'Acme Telecom', '--scopes', 'textapp:catalog:read platform:billing:read', '--sandbox');
+  expect(partner.code).toBe(0);
+  const created = JSON.parse(partner.stdout);
+  expect(created).toEqual({
+    partner_id: expect.any(String),
+    client_id: expect.stringMatching(/^sbx_/),
+    client_secret: expect.stringMatching(/^sk_sbx_.{43}$/),
+    scopes: ['textapp:catalog:read', 'platform:billing:read'],
+    environment: 'sandbox',
+  });
+
+  const credential = JSON.parse((await cli('credential:create', '--partner', created.partner_id)).stdout);
+  expect(credential).toMatchObject({ partner_id: created.partner_id, environment: 'live' });
+  expect(credential.scopes).toContain('kidsapp:engagement:read');
+
+  expect(JSON.parse((await cli('plan:map', '--partner', created.partner_id, '--plan', 'gold', '--to', 'audio_early')).stdout)).toEqual({
+    partner_id: created.partner_id,
+    plan: 'gold',
+    internal_plan: 'audio_early',
+    entitlements_updated: 0,
+  });
+  expect(JSON.parse((await cli('credential:revoke', '--client-id', credential.client_id)).stdout)).toEqual({ client_id: credential.client_id, revoked: true });
+  expect(JSON.parse((await cli('keys:rotate', '--issuer', 'kids')).stdout)).toMatchObject({ issuer: 'kids', kid: expect.any(String) });
+  expect(JSON.parse((await cli('db:migrate')).stdout)).toMatchObject({ applied_now: [], schema: expect.arrayContaining(['Platform1763900000000']) });
+});
+
+test.each([
+  [['partner:create'], '--name is required'],
+  [['partner:create', '--name', 'x', '--scopes', 'everything'], 'unknown scopes: everything'],
+  [['credential:create', '--partner', 'not-a-uuid'], 'UUID'],
+  [['plan:map', '--partner', '00000000-0000-0000-0000-000000000000', '--plan', 'p', '--to', 'platinum'], '--to must be one of'],
+  [['credential:revoke', '--client-id', 'live_nobody'], 'no credential'],
+  [['plan:map', '--partner', '00000000-0000-0000-0000-000000000000', '--plan', 'p', '--to', 'text_early'], 'no partner'],
+  [['keys:rotate', '--issuer', 'moon'], '--issuer must be one of'],
+  [['partner:create', '--colour', 'red'], 'unknown option --colour'],
+])('%j is refused with exit code 2 and a message', async (args, message) => {
+  const run = await cli(...args);
+  expect(run.code).toBe(2);
+  expect(run.stdout).toBe('');
+  expect(run.output).toContain(message);
+});

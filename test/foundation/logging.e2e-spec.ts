@@ -1,0 +1,52 @@
+import { createTestDatabase } from '../support/test-database.js';
+import { buildOnce, freePort, runNode } from '../support/processes.js';
+
+/** Logs are JSON lines with a request id, and never carry a secret or a token. */
+test('request logs are structured and free of secrets and tokens', async () => {
+  buildOnce();
+  const databaseUrl = await createTestDatabase();
+  const secretEnv = { DATABASE_URL: databaseUrl, SERVER_SECRET: 'logging-test-secret-logging-test-0000' };
+  const cli = runNode('dist/src/cli.js', ['partner:create', '--name', 'Logs'], secretEnv);
+  let stdout = '';
+  cli.child.stdout!.on('data', (chunk) => (stdout += chunk));
+  expect(await cli.exit()).toBe(0);
+  const credential = JSON.parse(stdout);
+
+  let token = '';
+  let basic = '';
+  const port = await freePort();
+  const service = runNode('dist/src/main.js', [], { ...secretEnv, PORT: String(port), LOG_LEVEL: 'info' });
+  try {
+    await service.waitForOutput(/Swagger UI/);
+    const origin = `http://127.0.0.1:${port}`;
+    basic = Buffer.from(`${credential.client_id}:${credential.client_secret}`).toString('base64');
+    const tokenResponse = await fetch(`${origin}/platform/v1/oauth2/token`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials',
+    });
+    token = ((await tokenResponse.json()) as { access_token: string }).access_token;
+    expect(token).toMatch(/^ey/);
+    await fetch(`${origin}/platform/v1/subscriber/s1/status`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'trace-me-1' } });
+    await fetch(`${origin}/platform/v1/oauth2/token?client_secret=${encodeURIComponent(credential.client_secret)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `grant_type=client_credentials&client_id=${credential.client_id}`,
+    });
+    await service.waitForOutput(/client_secret=\[REDACTED\]/);
+  } finally {
+    service.child.kill('SIGTERM');
+    await service.exit();
+  }
+  const output = service.output();
+  expect(output).not.toContain(credential.client_secret);
+  expect(output).not.toContain(token);
+  expect(output).not.toContain(basic);
+  const requestLines = output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line))
+    .filter((entry) => entry.reqId === 'trace-me-1');
+  expect(requestLines.length).toBeGreaterThan(0);
+  expect(requestLines[0]).toMatchObject({ level: expect.any(Number), time: expect.any(String) });
+});

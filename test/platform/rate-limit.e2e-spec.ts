@@ -1,0 +1,60 @@
+import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
+
+const LIMITS = { RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '6' };
+const PROTECTED = '/platform/v1/subscriber/s1/status';
+
+let first: TestApp;
+let second: TestApp;
+beforeAll(async () => {
+  first = await startTestApp(LIMITS);
+  second = await startTestApp(LIMITS, first.databaseUrl);
+});
+afterAll(async () => {
+  await first.close();
+  await second.close();
+});
+
+test('a credential over its budget gets 429 rate_limited with Retry-After and RateLimit headers', async () => {
+  const token = await first.token(await first.partner());
+  const statuses: number[] = [];
+  let refused;
+  for (let i = 0; i < 9; i++) {
+    const response = await first.inject({ method: 'GET', url: PROTECTED, headers: bearer(token) });
+    statuses.push(response.statusCode);
+    if (response.statusCode === 429) refused = response;
+  }
+  expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+  expect(statuses).toContain(429);
+  expect(refused!.json()).toEqual({ error: 'rate_limited', error_description: expect.any(String) });
+  expect(Number(refused!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  expect(refused!.headers['ratelimit-limit']).toBe('6');
+  expect(refused!.headers['ratelimit-remaining']).toBe('0');
+});
+
+test('the budget is shared by replicas on one database', async () => {
+  const credential = await first.partner();
+  const token = await first.token(credential);
+  const started = Date.now();
+  const responses = await Promise.all(
+    Array.from({ length: 30 }, (_, i) => (i % 2 ? first : second).inject({ method: 'GET', url: PROTECTED, headers: bearer(token) })),
+  );
+  const allowed = responses.filter((r) => r.statusCode === 200).length;
+  const refilled = Math.ceil((Date.now() - started) / 1000);
+  expect(allowed).toBeGreaterThanOrEqual(1);
+  expect(allowed).toBeLessThanOrEqual(6 + refilled);
+  expect(responses.filter((r) => r.statusCode === 429).length).toBe(30 - allowed);
+});
+
+test('the token endpoint is limited per client id', async () => {
+  const credential = await first.partner();
+  const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: credential.client_id, client_secret: 'wrong' }).toString();
+  const statuses = [];
+  for (let i = 0; i < 10; i++) {
+    statuses.push(
+      (await second.inject({ method: 'POST', url: '/platform/v1/oauth2/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form }))
+        .statusCode,
+    );
+  }
+  expect(statuses.slice(0, 3)).toEqual([401, 401, 401]);
+  expect(statuses).toContain(429);
+});

@@ -1,0 +1,58 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config/app-config.js';
+
+const dataDir = () => mkdtempSync(join(tmpdir(), 'prl-config-'));
+
+describe('loadConfig', () => {
+  it('has the defaults of DECISIONS 21', () => {
+    const config = loadConfig({ DATA_DIR: dataDir() });
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '0.0.0.0',
+      publicBaseUrl: 'http://localhost:3000',
+      databaseUrl: undefined,
+      storage: 'local',
+      streamUrlTtlSeconds: 1200,
+      webhookRetryScheduleSeconds: [0, 5, 300, 1800, 7200, 18000, 36000, 36000],
+      webhookAllowInsecureUrls: true,
+      rateLimitRps: 50,
+      rateLimitBurst: 100,
+      nodeEnv: 'development',
+      logLevel: 'info',
+    });
+    expect([...config.services]).toEqual(['platform', 'reading', 'sandbox', 'kids']);
+  });
+
+  it('creates a server secret on first start outside production and reuses it', () => {
+    const dir = dataDir();
+    const first = loadConfig({ DATA_DIR: dir }).serverSecret;
+    expect(loadConfig({ DATA_DIR: dir }).serverSecret).toEqual(first);
+    expect(readFileSync(join(dir, 'server-secret'), 'utf8').length).toBeGreaterThanOrEqual(32);
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ SERVICES: 'platform,chat' }, 'SERVICES'],
+    [{ STORAGE: 'ftp' }, 'STORAGE'],
+    [{ STORAGE: 's3' }, 'S3_BUCKET'],
+    [{ STREAM_URL_TTL_SECONDS: '0' }, 'STREAM_URL_TTL_SECONDS'],
+    [{ WEBHOOK_RETRY_SCHEDULE: '0,5,soon' }, 'WEBHOOK_RETRY_SCHEDULE'],
+    [{ WEBHOOK_ALLOW_INSECURE_URLS: 'maybe' }, 'WEBHOOK_ALLOW_INSECURE_URLS'],
+    [{ PUBLIC_BASE_URL: 'localhost' }, 'PUBLIC_BASE_URL'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ NODE_ENV: 'production' }, 'SERVER_SECRET'],
+    [{ SERVER_SECRET: 'short' }, 'SERVER_SECRET'],
+  ])('refuses %j naming %s', (env, variable) => {
+    expect(() => loadConfig({ DATA_DIR: dataDir(), ...env })).toThrow(ConfigError);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), ...env })).toThrow(variable);
+  });
+
+  it('is secure by default in production: no insecure webhook URLs', () => {
+    const config = loadConfig({ DATA_DIR: dataDir(), NODE_ENV: 'production', SERVER_SECRET: 's'.repeat(32) });
+    expect(config.webhookAllowInsecureUrls).toBe(false);
+  });
+});

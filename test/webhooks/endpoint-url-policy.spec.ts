@@ -1,0 +1,106 @@
+import fc from 'fast-check';
+import { checkEndpointUrl, nonPublicReason, refusedAddresses } from '../../src/modules/webhooks/domain/endpoint-url-policy.js';
+
+const refusal = (url: string, allowInsecure = false) => {
+  const check = checkEndpointUrl(url, allowInsecure);
+  return check.ok ? null : check.reason;
+};
+
+describe('endpoint URL policy in production', () => {
+  it.each([
+    ['http://example.com/hook', /https/],
+    ['ftp://example.com/hook', /https/],
+    ['not a url', /absolute URL/],
+    ['/relative/path', /absolute URL/],
+    ['https://user:pass@example.com/hook', /user name or password/],
+    ['https://example.com/hook#part', /fragment/],
+    ['https://localhost/hook', /localhost/],
+    ['https://LOCALHOST./hook', /localhost/],
+    ['https://api.localhost/hook', /localhost/],
+    ['https://127.0.0.1/hook', /loopback/],
+    ['https://0x7f.1/hook', /loopback/],
+    ['https://2130706433/hook', /loopback/],
+    ['https://10.0.0.1/hook', /private/],
+    ['https://172.16.5.4/hook', /private/],
+    ['https://192.168.1.1/hook', /private/],
+    ['https://169.254.169.254/latest/meta-data', /link-local/],
+    ['https://100.64.0.1/hook', /carrier-grade NAT/],
+    ['https://0.0.0.0/hook', /unspecified/],
+    ['https://224.0.0.1/hook', /multicast/],
+    ['https://255.255.255.255/hook', /reserved/],
+    ['https://[::1]/hook', /loopback/],
+    ['https://[::]/hook', /unspecified/],
+    ['https://[fe80::1]/hook', /link-local/],
+    ['https://[fd00::1]/hook', /unique-local/],
+    ['https://[ff02::1]/hook', /multicast/],
+    ['https://[::ffff:10.0.0.1]/hook', /private.*IPv6/],
+    ['https://[::ffff:127.0.0.1]/hook', /loopback.*IPv6/],
+    ['https://[64:ff9b::a9fe:a9fe]/hook', /link-local.*IPv6/],
+    ['https://[2002:c0a8:0101::1]/hook', /private.*IPv6/],
+    ['https://[2001:db8::1]/hook', /documentation/],
+  ])('refuses %s', (url, reason) => {
+    expect(refusal(url)).toMatch(reason);
+  });
+
+  it.each([
+    'https://example.com/hook',
+    'https://partner.example.com:8443/webhooks?source=reading',
+    'https://93.184.215.14/hook',
+    'https://[2606:4700:4700::1111]/hook',
+    'https://[::ffff:8.8.8.8]/hook',
+  ])('accepts %s', (url) => {
+    expect(refusal(url)).toBeNull();
+  });
+});
+
+describe('endpoint URL policy in development (WEBHOOK_ALLOW_INSECURE_URLS)', () => {
+  it.each(['http://127.0.0.1:4000/hook', 'http://localhost/hook', 'https://10.0.0.1/hook', 'http://[::1]:8080/'])('accepts %s', (url) => {
+    expect(refusal(url, true)).toBeNull();
+  });
+
+  it('still refuses other schemes and credentials', () => {
+    expect(refusal('ftp://127.0.0.1/', true)).toMatch(/http or https/);
+    expect(refusal('http://a:b@127.0.0.1/', true)).toMatch(/user name/);
+  });
+});
+
+describe('resolved addresses', () => {
+  it('refuses a host when any of its addresses is not public', () => {
+    expect(refusedAddresses('rebind.example', ['93.184.215.14', '10.1.2.3'])).toBe('rebind.example resolves to 10.1.2.3, a private address');
+    expect(refusedAddresses('none.example', [])).toMatch(/does not resolve/);
+    expect(refusedAddresses('ok.example', ['93.184.215.14', '2606:4700:4700::1111'])).toBeNull();
+  });
+
+  it('ignores an interface zone on a link-local address', () => {
+    expect(nonPublicReason('fe80::1%eth0')).toMatch(/link-local/);
+  });
+
+  const ipv4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((octets) => octets.join('.'));
+
+  it('classifies an IPv4-mapped IPv6 address as its IPv4 address', () => {
+    fc.assert(
+      fc.property(ipv4, (address) => {
+        const mapped = nonPublicReason(`::ffff:${address}`);
+        const plain = nonPublicReason(address);
+        expect(mapped === null).toBe(plain === null);
+      }),
+    );
+  });
+
+  it('refuses every address of the private blocks', () => {
+    fc.assert(
+      fc.property(fc.nat(255), fc.nat(255), fc.nat(255), (b, c, d) => {
+        expect(nonPublicReason(`10.${b}.${c}.${d}`)).toBe('a private address');
+        expect(nonPublicReason(`192.168.${c}.${d}`)).toBe('a private address');
+        expect(nonPublicReason(`172.${16 + (b % 16)}.${c}.${d}`)).toBe('a private address');
+        expect(nonPublicReason(`127.${b}.${c}.${d}`)).toBe('a loopback address');
+      }),
+    );
+  });
+
+  it('leaves the neighbours of the private blocks public', () => {
+    for (const address of ['9.255.255.255', '11.0.0.0', '172.15.255.255', '172.32.0.0', '192.167.255.255', '192.169.0.0', '100.63.255.255', '100.128.0.0']) {
+      expect(nonPublicReason(address)).toBeNull();
+    }
+  });
+});

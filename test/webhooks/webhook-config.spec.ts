@@ -1,0 +1,34 @@
+import { ConfigError, loadConfig } from '../../src/config/app-config.js';
+
+const base = { SERVER_SECRET: 'config-test-server-secret-0123456789' };
+
+describe('webhook configuration', () => {
+  it('has production-grade defaults', () => {
+    const config = loadConfig(base);
+    expect(config).toMatchObject({
+      webhookRetryScheduleSeconds: [0, 5, 300, 1800, 7200, 18000, 36000, 36000],
+      webhookAllowInsecureUrls: true,
+      webhookWorkerEnabled: true,
+      webhookPollIntervalMs: 250,
+      webhookTimeoutMs: 10_000,
+    });
+    expect(loadConfig({ ...base, NODE_ENV: 'production' }).webhookAllowInsecureUrls).toBe(false);
+  });
+
+  it('reads the worker settings', () => {
+    const config = loadConfig({ ...base, WEBHOOK_WORKER: 'false', WEBHOOK_POLL_INTERVAL_MS: '50', WEBHOOK_TIMEOUT_MS: '1500', WEBHOOK_RETRY_SCHEDULE: '0,0.2,0.4' });
+    expect(config).toMatchObject({ webhookWorkerEnabled: false, webhookPollIntervalMs: 50, webhookTimeoutMs: 1500, webhookRetryScheduleSeconds: [0, 0.2, 0.4] });
+  });
+
+  it.each([
+    ['WEBHOOK_WORKER', 'sometimes'],
+    ['WEBHOOK_POLL_INTERVAL_MS', '5'],
+    ['WEBHOOK_POLL_INTERVAL_MS', 'fast'],
+    ['WEBHOOK_TIMEOUT_MS', '0'],
+    ['WEBHOOK_TIMEOUT_MS', '600000'],
+    ['WEBHOOK_RETRY_SCHEDULE', '0,,5'],
+  ])('refuses %s=%s, naming the variable', (name, value) => {
+    expect(() => loadConfig({ ...base, [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, [name]: value })).toThrow(name);
+  });
+});
