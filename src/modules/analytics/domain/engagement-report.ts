@@ -1,5 +1,4 @@
-import type { ReportingWindow } from './reporting-window.js';
-import { isoDate, parseReportDate, windowBetween } from './reporting-window.js';
+import { isoDate, parseReportDate, windowBetween, type ReportingWindow } from './reporting-window.js';
 
 /** Ending rows with fewer readers than this are left out of the report (contract 2, 8). */
 export const MINIMUM_COHORT_SIZE = 20;
