@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -18,7 +18,10 @@ beforeAll(async () => {
   db = t.app.get(DataSource);
   partner = await t.partner({ scopes: ['kidsapp:engagement:read'] });
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  await t.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 beforeEach(() => db.query('TRUNCATE kids_activity'));
 
 const session = (n: number, changes: Record<string, unknown> = {}) =>
