@@ -7,6 +7,7 @@ import { BillingModule } from './modules/billing/index.js';
 import { CatalogModule } from './modules/catalog/index.js';
 import { EntitlementsModule } from './modules/entitlements/index.js';
 import { IdentityModule } from './modules/identity/index.js';
+import { KidsEngagementModule } from './modules/kids-engagement/index.js';
 import { MediaModule } from './modules/media/index.js';
 import { PlaybackModule } from './modules/playback/index.js';
 import { ReadingModule } from './modules/reading/index.js';
@@ -37,6 +38,7 @@ export class AppModule {
         ReadingModule,
         PlaybackModule,
         AnalyticsModule,
+        KidsEngagementModule,
         WebhooksModule,
         MediaModule,
         AudioModule,

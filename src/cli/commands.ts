@@ -1,4 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
+import { createReadStream } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
 import { DataSource } from 'typeorm';
 import { runMigrations } from '../database/migrate.js';
 import { CatalogImportService, ManifestError } from '../modules/catalog/index.js';
@@ -13,6 +16,7 @@ import {
   type Scope,
   type TokenIssuer,
 } from '../modules/identity/index.js';
+import { KidsActivityImporter, KidsImportRejected } from '../modules/kids-engagement/index.js';
 
 /** A mistake in how a command was called; reported with exit code 2. */
 export class UsageError extends Error {}
@@ -85,6 +89,26 @@ export const COMMANDS: Record<string, Command> = {
       }
     },
   },
+  'kids:import': {
+    summary: "FILE --partner ID   load children's reading sessions (NDJSON) into the partner's live data, all or nothing",
+    options: { partner: false },
+    run: async (context, args) => {
+      const partnerId = uuid(args, 'partner');
+      const [file, ...extra] = args.positional;
+      if (!file || extra.length) throw new UsageError('give exactly one NDJSON FILE');
+      await access(file).catch(() => {
+        throw new UsageError(`cannot read ${file}`);
+      });
+      try {
+        const result = await context.get(KidsActivityImporter).import(partnerId, linesOf(file));
+        return { partner_id: partnerId, environment: 'live', file, ...result };
+      } catch (error) {
+        if (error instanceof UnknownPartnerError) throw new UsageError(`no partner ${partnerId}`);
+        if (error instanceof KidsImportRejected) throw new UsageError(error.message);
+        throw error;
+      }
+    },
+  },
   'keys:rotate': {
     summary: '[--issuer platform|kids]   publish a new signing key (it signs after the activation delay)',
     options: { issuer: false },
@@ -137,6 +161,14 @@ function required(args: Args, name: string): string {
   const value = args.flags[name];
   if (typeof value !== 'string' || !value.trim()) throw new UsageError(`--${name} is required`);
   return value.trim();
+}
+
+/**
+ * The lines of a file, read as they are consumed. Opened lazily on purpose: readline emits
+ * lines as soon as it is created, and those emitted before iteration begins are lost.
+ */
+async function* linesOf(file: string): AsyncGenerator<string> {
+  yield* createInterface({ input: createReadStream(file), crlfDelay: Infinity });
 }
 
 function uuid(args: Args, name: string): string {

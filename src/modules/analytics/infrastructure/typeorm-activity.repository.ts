@@ -3,6 +3,11 @@ import { Db } from '../../../shared/persistence/typeorm-unit-of-work.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { ActivityRepository, type ReadingActivity } from '../domain/activity.repository.js';
 
+/**
+ * Appends the raw event. A trigger on `reading_activity` rolls it up, in the same
+ * transaction, into the per-day tables the engagement report counts from
+ * (migration 1763900400000), so nothing else needs to be written here.
+ */
 @Injectable()
 export class TypeOrmActivityRepository extends ActivityRepository {
   constructor(private readonly db: Db) {

@@ -60,6 +60,15 @@ export class EntitlementsService {
     return this.entitlements.countActive(tenant, product);
   }
 
+  /**
+   * Subscribers whose entitlement to `product` was active at some instant of
+   * [from, until): active when the window opened, or activated inside it. Read from the
+   * history, so an entitlement canceled since still counts for the window it was active in.
+   */
+  subscribersActiveDuring(tenant: Tenant, product: Product, from: Date, until: Date): Promise<string[]> {
+    return this.entitlements.subscribersActiveDuring(tenant, product, from, until);
+  }
+
   mapPlan(partnerId: string, partnerPlan: string, internalPlan: InternalPlan): Promise<number> {
     return this.unitOfWork.run(() => this.entitlements.mapPlan(partnerId, partnerPlan, internalPlan));
   }

@@ -34,6 +34,11 @@ export abstract class EntitlementRepository {
   abstract appendHistory(key: EntitlementKey, change: EntitlementChange): Promise<void>;
   abstract listForSubscriber(tenant: Tenant, subscriberId: string): Promise<Entitlement[]>;
   abstract countActive(tenant: Tenant, product: Product): Promise<number>;
+  /**
+   * Subscribers whose entitlement to `product` was active at some instant of
+   * [from, until), according to the history of changes.
+   */
+  abstract subscribersActiveDuring(tenant: Tenant, product: Product, from: Date, until: Date): Promise<string[]>;
   /** The partner's mapping of one of its plan names, if any. */
   abstract mappedPlan(partnerId: string, partnerPlan: string): Promise<InternalPlan | null>;
   /** Records a mapping and re-plans the partner's entitlements that carry that plan name. */

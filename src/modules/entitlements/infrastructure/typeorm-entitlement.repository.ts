@@ -79,6 +79,27 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
     });
   }
 
+  async subscribersActiveDuring(tenant: Tenant, product: Product, from: Date, until: Date): Promise<string[]> {
+    // Active at some instant of [from, until) means: active at `from` (the last change at
+    // or before it made it active), or made active by a change inside the window. Changes
+    // of one record are serialised by its row lock, so `id` orders changes at equal times.
+    const rows = await this.db.query<{ subscriber_id: string }>(
+      `SELECT subscriber_id FROM (
+         SELECT DISTINCT ON (subscriber_id) subscriber_id, new_status
+         FROM entitlement_history
+         WHERE partner_id = $1 AND environment = $2 AND product = $3 AND changed_at <= $4
+         ORDER BY subscriber_id, changed_at DESC, id DESC
+       ) AS at_start
+       WHERE new_status = 'active'
+       UNION
+       SELECT subscriber_id FROM entitlement_history
+       WHERE partner_id = $1 AND environment = $2 AND product = $3 AND new_status = 'active'
+         AND changed_at > $4 AND changed_at < $5`,
+      [tenant.partnerId, tenant.environment, product, from, until],
+    );
+    return rows.map((row) => row.subscriber_id);
+  }
+
   async mappedPlan(partnerId: string, partnerPlan: string): Promise<InternalPlan | null> {
     const row = await this.db.manager.getRepository(PlanMappingEntity).findOneBy({ partnerId, partnerPlan });
     return (row?.internalPlan as InternalPlan | undefined) ?? null;

@@ -1,0 +1,15 @@
+import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import type { EndingCount, ReadingTotals, StartedNovels } from './engagement-report.js';
+import type { ReportingWindow } from './reporting-window.js';
+
+/**
+ * Read-only aggregates over the reading tables, for one partner and environment. Every
+ * method returns counts only: no subscriber identifier ever leaves the adapter.
+ */
+export abstract class EngagementRepository {
+  abstract readingTotals(tenant: Tenant, window: ReportingWindow): Promise<ReadingTotals>;
+  /** Novels whose `started_at` falls in the window, and how many of them are finished. */
+  abstract startedNovels(tenant: Tenant, window: ReportingWindow): Promise<StartedNovels>;
+  /** Endings chosen in the window (by `finished_at`), every (novel, choice), small ones included. */
+  abstract endingCounts(tenant: Tenant, window: ReportingWindow): Promise<EndingCount[]>;
+}

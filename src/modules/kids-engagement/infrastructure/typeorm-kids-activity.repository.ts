@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { Db } from '../../../shared/persistence/typeorm-unit-of-work.js';
+import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import type { ReportingWindow } from '../../analytics/index.js';
+import { UnknownPartnerError } from '../../identity/index.js';
+import type { KidsActivityRecord } from '../domain/kids-activity.js';
+import { KidsActivityRepository, type ImportCounts } from '../domain/kids-activity.repository.js';
+
+const FOREIGN_KEY_VIOLATION = '23503';
+
+@Injectable()
+export class TypeOrmKidsActivityRepository extends KidsActivityRepository {
+  constructor(private readonly db: Db) {
+    super();
+  }
+
+  async upsert(tenant: Tenant, records: readonly KidsActivityRecord[]): Promise<ImportCounts> {
+    try {
+      // One statement per batch; ON CONFLICT may touch a row once per statement, so a key
+      // repeated inside the batch keeps its last line (DISTINCT ON, highest position).
+      const [counts] = await this.db.query<ImportCounts>(
+        `WITH written AS (
+           INSERT INTO kids_activity (partner_id, environment, account_id, child_ref, story_id, occurred_at, minutes, completed_at)
+           SELECT DISTINCT ON (account_id, child_ref, story_id, occurred_at)
+                  $1::uuid, $2, account_id, child_ref, story_id, occurred_at, minutes, completed_at
+           FROM unnest($3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::numeric[], $8::timestamptz[]) WITH ORDINALITY
+                AS batch (account_id, child_ref, story_id, occurred_at, minutes, completed_at, position)
+           ORDER BY account_id, child_ref, story_id, occurred_at, position DESC
+           ON CONFLICT (partner_id, environment, account_id, child_ref, story_id, occurred_at)
+           DO UPDATE SET minutes = excluded.minutes, completed_at = excluded.completed_at, imported_at = now()
+           RETURNING xmax = 0 AS inserted
+         )
+         SELECT count(*) FILTER (WHERE inserted)::int AS inserted, count(*) FILTER (WHERE NOT inserted)::int AS updated FROM written`,
+        [
+          tenant.partnerId,
+          tenant.environment,
+          records.map((r) => r.accountId),
+          records.map((r) => r.childRef),
+          records.map((r) => r.storyId),
+          records.map((r) => r.occurredAt.toISOString()),
+          records.map((r) => r.minutes),
+          records.map((r) => r.completedAt?.toISOString() ?? null),
+        ],
+      );
+      return counts;
+    } catch (error) {
+      if ((error as { code?: string }).code === FOREIGN_KEY_VIOLATION) throw new UnknownPartnerError(`No partner ${tenant.partnerId}`);
+      throw error;
+    }
+  }
+
+  async storiesCompleted(tenant: Tenant, window: ReportingWindow): Promise<number> {
+    const [row] = await this.db.query<{ count: number }>(
+      `SELECT count(*)::int AS count FROM kids_activity
+       WHERE partner_id = $1 AND environment = $2 AND completed_at >= $3 AND completed_at < $4`,
+      [tenant.partnerId, tenant.environment, window.from, window.until],
+    );
+    return row.count;
+  }
+
+  async minutesRead(tenant: Tenant, window: ReportingWindow, accountIds: readonly string[]): Promise<number> {
+    const [row] = await this.db.query<{ minutes: number }>(
+      `SELECT coalesce(sum(minutes), 0)::float8 AS minutes FROM kids_activity
+       WHERE partner_id = $1 AND environment = $2 AND occurred_at >= $3 AND occurred_at < $4 AND account_id = ANY ($5::text[])`,
+      [tenant.partnerId, tenant.environment, window.from, window.until, accountIds],
+    );
+    return row.minutes;
+  }
+}

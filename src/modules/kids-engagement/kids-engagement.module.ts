@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { EntitlementsModule } from '../entitlements/index.js';
+import { KidsActivityImporter } from './application/kids-activity-importer.service.js';
+import { KidsEngagementService } from './application/kids-engagement.service.js';
+import { KidsActivityRepository } from './domain/kids-activity.repository.js';
+import { KidsEngagementController } from './http/kids-engagement.controller.js';
+import { TypeOrmKidsActivityRepository } from './infrastructure/typeorm-kids-activity.repository.js';
+
+@Module({
+  imports: [EntitlementsModule],
+  controllers: [KidsEngagementController],
+  providers: [{ provide: KidsActivityRepository, useClass: TypeOrmKidsActivityRepository }, KidsEngagementService, KidsActivityImporter],
+  exports: [KidsActivityImporter],
+})
+export class KidsEngagementModule {}

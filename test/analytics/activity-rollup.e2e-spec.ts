@@ -1,0 +1,138 @@
+import fc from 'fast-check';
+import { DataSource } from 'typeorm';
+import { ActivityRecorder } from '../../src/modules/analytics/index.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+/**
+ * The rollups the engagement report counts from (migration 1763900400000) must give the
+ * same distinct counts as the raw events, whatever order and batching the events arrive in.
+ */
+const PARTNERS = ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b'];
+const FIRST_DAY = Date.UTC(2026, 2, 1);
+const DAY_MS = 86_400_000;
+const DAYS = 8;
+
+let t: TestApp;
+let db: DataSource;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  db = t.app.get(DataSource);
+});
+afterAll(() => t.close());
+beforeEach(() => db.query('TRUNCATE reading_activity, reading_reader_days, reading_chapter_days'));
+
+interface Event {
+  partner: number;
+  environment: 'live' | 'sandbox';
+  subscriber: number;
+  novel: number;
+  chapter: number;
+  at: number;
+}
+
+const event = fc.record<Event>({
+  partner: fc.integer({ min: 0, max: 1 }),
+  environment: fc.constantFrom('live', 'sandbox'),
+  subscriber: fc.integer({ min: 0, max: 3 }),
+  novel: fc.integer({ min: 0, max: 1 }),
+  chapter: fc.integer({ min: 1, max: 3 }),
+  at: fc.integer({ min: FIRST_DAY, max: FIRST_DAY + DAYS * DAY_MS - 1 }),
+});
+
+/** One multi-row INSERT, as a bulk load or a fixture would write it. */
+async function insert(events: Event[]): Promise<void> {
+  if (!events.length) return;
+  const values = events.map((_, i) => `($${i * 6 + 1}::uuid, $${i * 6 + 2}, $${i * 6 + 3}, $${i * 6 + 4}, $${i * 6 + 5}::int, 'text', $${i * 6 + 6}::timestamptz)`);
+  await db.query(
+    `INSERT INTO reading_activity (partner_id, environment, subscriber_id, novel_id, chapter_number, kind, occurred_at) VALUES ${values.join(', ')}`,
+    events.flatMap((e) => [PARTNERS[e.partner], e.environment, `s${e.subscriber}`, `n${e.novel}`, e.chapter, new Date(e.at).toISOString()]),
+  );
+}
+
+const day = (offset: number) => new Date(FIRST_DAY + offset * DAY_MS).toISOString().slice(0, 10);
+
+/** What the report reads, and what a de-duplication of the raw events says, for every window. */
+async function compareEveryWindow(): Promise<void> {
+  const [rows] = await db.query(
+    `SELECT coalesce(jsonb_agg(mismatch), '[]') AS mismatches FROM (
+       SELECT jsonb_build_object('partner', p, 'env', env, 'start', s, 'end', e, 'rollup', rollup, 'raw', raw) AS mismatch
+       FROM unnest($1::uuid[]) AS p, unnest(ARRAY['live', 'sandbox']) AS env,
+            LATERAL (SELECT $2::date + offset_days AS s FROM generate_series(0, $3::int - 1) AS offset_days) AS starts,
+            LATERAL (SELECT s + length - 1 AS e FROM generate_series(1, $3::int) AS length) AS ends,
+       LATERAL (SELECT
+         (SELECT count(*) FROM reading_reader_days r
+          WHERE r.partner_id = p AND r.environment = env AND r.day BETWEEN s AND e AND r.previous_day < s) AS readers,
+         (SELECT count(*) FROM reading_chapter_days c
+          WHERE c.partner_id = p AND c.environment = env AND c.day BETWEEN s AND e AND c.previous_day < s) AS chapters
+       ) AS rollup,
+       LATERAL (SELECT count(DISTINCT subscriber_id) AS readers, count(DISTINCT (subscriber_id, novel_id, chapter_number)) AS chapters
+                FROM reading_activity a
+                WHERE a.partner_id = p AND a.environment = env
+                  AND a.occurred_at >= s::timestamp AT TIME ZONE 'UTC' AND a.occurred_at < (e + 1)::timestamp AT TIME ZONE 'UTC') AS raw
+       WHERE (rollup.readers, rollup.chapters) <> (raw.readers, raw.chapters)
+     ) AS mismatches`,
+    [PARTNERS, day(0), DAYS],
+  );
+  expect(rows.mismatches).toEqual([]);
+}
+
+describe('reading activity rollups', () => {
+  it('count what the raw events count, for events written in any order and batching', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(event, { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 6 }), async (batches) => {
+        await db.query('TRUNCATE reading_activity, reading_reader_days, reading_chapter_days');
+        for (const batch of batches) await insert(batch);
+        await compareEveryWindow();
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('roll up what the activity recorder writes', async () => {
+    const tenant = { partnerId: PARTNERS[0], environment: 'live' as const };
+    const recorder = t.app.get(ActivityRecorder);
+    for (const [chapterNumber, occurredAt] of [[2, '2026-03-03T10:00:00Z'], [2, '2026-03-03T11:00:00Z'], [1, '2026-03-01T09:00:00Z']] as const) {
+      await recorder.record(tenant, { subscriberId: 'reader-1', novelId: 'the-heir', chapterNumber, kind: 'audio', occurredAt: new Date(occurredAt) });
+    }
+    expect(await db.query(`SELECT day::text, previous_day::text FROM reading_reader_days ORDER BY day`)).toEqual([
+      { day: '2026-03-01', previous_day: '-infinity' },
+      { day: '2026-03-03', previous_day: '2026-03-01' },
+    ]);
+    expect(await db.query(`SELECT chapter_number, day::text, previous_day::text FROM reading_chapter_days ORDER BY chapter_number`)).toEqual([
+      { chapter_number: 1, day: '2026-03-01', previous_day: '-infinity' },
+      { chapter_number: 2, day: '2026-03-03', previous_day: '-infinity' },
+    ]);
+  });
+
+  it('stay exact when two transactions write adjacent days of one chapter at once', async () => {
+    const first = db.createQueryRunner();
+    const second = db.createQueryRunner();
+    const write = (runner: typeof first, at: string) =>
+      runner.query(
+        `INSERT INTO reading_activity (partner_id, environment, subscriber_id, novel_id, chapter_number, kind, occurred_at)
+         VALUES ($1, 'live', 'reader-1', 'the-heir', 1, 'text', $2)`,
+        [PARTNERS[0], at],
+      );
+    try {
+      await first.startTransaction();
+      await second.startTransaction();
+      await write(first, '2026-03-05T12:00:00Z');
+      // Without the trigger's subscriber lock this would not wait, would not see day 5,
+      // and day 5 would keep "-infinity" as its previous day: counted twice over 3..5.
+      const secondWrite = write(second, '2026-03-03T12:00:00Z');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await first.commitTransaction();
+      await secondWrite;
+      await second.commitTransaction();
+    } finally {
+      await first.release();
+      await second.release();
+    }
+    await compareEveryWindow();
+    expect(await db.query(`SELECT day::text, previous_day::text FROM reading_chapter_days ORDER BY day`)).toEqual([
+      { day: '2026-03-03', previous_day: '-infinity' },
+      { day: '2026-03-05', previous_day: '2026-03-03' },
+    ]);
+  });
+});

@@ -1,0 +1,53 @@
+import fc from 'fast-check';
+import { reportingWindow } from '../../src/modules/analytics/index.js';
+import { kidsEngagementSummary, MIN_SAMPLE_THRESHOLD } from '../../src/modules/kids-engagement/domain/kids-engagement-summary.js';
+
+const window = reportingWindow('2026-10-01', '2026-10-31');
+const generatedAt = new Date('2026-11-01T12:00:00Z');
+const measures = fc.record({ storiesCompleted: fc.nat(), minutesRead: fc.double({ min: 0, max: 1e7, noNaN: true }) });
+
+/** Every number anywhere in the summary. */
+const numbersIn = (value: unknown): number[] =>
+  typeof value === 'number' ? [value] : value && typeof value === 'object' ? Object.values(value).flatMap(numbersIn) : [];
+
+describe("children's summary suppression", () => {
+  it('withholds every figure at 29 active accounts and gives them at 30', () => {
+    expect(MIN_SAMPLE_THRESHOLD).toBe(30);
+    expect(kidsEngagementSummary(window, { activeAccounts: 29, storiesCompleted: 40, minutesRead: 900 }, generatedAt)).toEqual({
+      period_start: '2026-10-01',
+      period_end: '2026-10-31',
+      active_accounts: null,
+      stories_completed: null,
+      avg_minutes_per_active_account: null,
+      min_sample_threshold: 30,
+      suppressed: true,
+      generated_at: '2026-11-01T12:00:00.000Z',
+    });
+    expect(kidsEngagementSummary(window, { activeAccounts: 30, storiesCompleted: 40, minutesRead: 900 }, generatedAt)).toMatchObject({
+      active_accounts: 30,
+      stories_completed: 40,
+      avg_minutes_per_active_account: 30,
+      suppressed: false,
+    });
+  });
+
+  it('never leaks a number other than the threshold under the threshold', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: MIN_SAMPLE_THRESHOLD - 1 }), measures, (activeAccounts, rest) => {
+        const summary = kidsEngagementSummary(window, { activeAccounts, ...rest }, generatedAt);
+        expect(summary.suppressed).toBe(true);
+        expect(numbersIn(summary)).toEqual([MIN_SAMPLE_THRESHOLD]);
+      }),
+    );
+  });
+
+  it('gives the average of the per-account sums at or over the threshold', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: MIN_SAMPLE_THRESHOLD, max: 1e6 }), measures, (activeAccounts, rest) => {
+        const summary = kidsEngagementSummary(window, { activeAccounts, ...rest }, generatedAt);
+        expect(summary).toMatchObject({ suppressed: false, active_accounts: activeAccounts, stories_completed: rest.storiesCompleted });
+        expect(summary.avg_minutes_per_active_account).toBeCloseTo(rest.minutesRead / activeAccounts, 2);
+      }),
+    );
+  });
+});

@@ -1,0 +1,234 @@
+import { DataSource } from 'typeorm';
+import type { IssuedCredential } from '../../src/modules/identity/index.js';
+import { KidsActivityImporter } from '../../src/modules/kids-engagement/index.js';
+import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
+
+/**
+ * GET /kids/v1/engagement/summary (contract 2 and 4.3, DECISIONS 15): active accounts from
+ * the kidsapp entitlement history, stories and minutes from imported kids activity.
+ */
+let t: TestApp;
+let db: DataSource;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  db = t.app.get(DataSource);
+});
+afterAll(() => t.close());
+
+type Change = [account: string, status: 'active' | 'suspended' | 'canceled', at: string];
+
+/** Entitlement history as the platform would have written it over time. */
+async function history(partner: IssuedCredential, changes: Change[], product = 'kidsapp', environment = 'live') {
+  for (const [account, status, at] of changes) {
+    await db.query(
+      `INSERT INTO entitlement_history (partner_id, environment, subscriber_id, product, old_status, new_status, internal_plan, changed_by, changed_at)
+       VALUES ($1, $2, $3, $4, NULL, $5, 'kids_standard', 'test', $6)`,
+      [partner.partner_id, environment, account, product, status, at],
+    );
+  }
+}
+
+/** `count` accounts activated on 2026-09-01 and never changed since. */
+const steadyAccounts = (count: number, prefix = 'family'): Change[] =>
+  Array.from({ length: count }, (_, i) => [`${prefix}-${i + 1}`, 'active', '2026-09-01T12:00:00Z']);
+
+const kidsScope = { scopes: ['kidsapp:engagement:read' as const] };
+
+async function summary(token: string, query = 'period_start=2026-10-01&period_end=2026-10-31') {
+  return t.inject({ method: 'GET', url: `/kids/v1/engagement/summary?${query}`, headers: bearer(token) });
+}
+
+async function kidsToken(credential: IssuedCredential): Promise<string> {
+  const response = await t.inject({
+    method: 'POST',
+    url: '/kids/v1/oauth2/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: credential.client_id,
+      client_secret: credential.client_secret,
+      scope: 'kidsapp:engagement:read',
+    }).toString(),
+  });
+  expect(response.statusCode).toBe(200);
+  return response.json().access_token;
+}
+
+/** Every string anywhere in a JSON value, keys included. */
+const stringsIn = (value: unknown): string[] =>
+  typeof value === 'string'
+    ? [value]
+    : value && typeof value === 'object'
+      ? Object.entries(value).flatMap(([key, inner]) => [key, ...stringsIn(inner)])
+      : [];
+
+describe('active accounts', () => {
+  it('withholds every figure at 29 active accounts and gives them at 30', async () => {
+    const partner = await t.partner(kidsScope);
+    await history(partner, [...steadyAccounts(29), ['family-30', 'active', '2026-11-05T12:00:00Z']]);
+    const token = await t.token(partner);
+
+    const october = await summary(token);
+    expect(october.statusCode).toBe(200);
+    expect(october.json()).toEqual({
+      period_start: '2026-10-01',
+      period_end: '2026-10-31',
+      active_accounts: null,
+      stories_completed: null,
+      avg_minutes_per_active_account: null,
+      min_sample_threshold: 30,
+      suppressed: true,
+      generated_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+    });
+
+    const throughNovember = await summary(token, 'period_start=2026-10-01&period_end=2026-11-30');
+    expect(throughNovember.json()).toMatchObject({ active_accounts: 30, stories_completed: 0, avg_minutes_per_active_account: 0, suppressed: false });
+  });
+
+  it('counts an entitlement active at any instant of the window, and only those', async () => {
+    const partner = await t.partner(kidsScope);
+    const other = await t.partner(kidsScope);
+    await history(partner, [
+      ...steadyAccounts(30),
+      // Counted: active when the window opens until one second into it.
+      ['ends-just-inside', 'active', '2026-09-01T00:00:00Z'],
+      ['ends-just-inside', 'canceled', '2026-10-01T00:00:01Z'],
+      // Counted: activated in the last second of the window.
+      ['starts-last-second', 'active', '2026-10-31T23:59:59Z'],
+      // Counted: canceled long before, active again for one day inside.
+      ['comes-back', 'active', '2026-06-01T00:00:00Z'],
+      ['comes-back', 'canceled', '2026-08-01T00:00:00Z'],
+      ['comes-back', 'active', '2026-10-15T00:00:00Z'],
+      ['comes-back', 'suspended', '2026-10-16T00:00:00Z'],
+      // Not counted: ended exactly when the window opens.
+      ['ends-at-start', 'active', '2026-09-01T00:00:00Z'],
+      ['ends-at-start', 'canceled', '2026-10-01T00:00:00Z'],
+      // Not counted: ended the second before.
+      ['ends-before', 'active', '2026-09-01T00:00:00Z'],
+      ['ends-before', 'suspended', '2026-09-30T23:59:59Z'],
+      // Not counted: activated the instant after the window.
+      ['starts-after', 'active', '2026-11-01T00:00:00Z'],
+      // Not counted: suspended before the window, canceled inside it, never active in it.
+      ['suspended-then-canceled', 'active', '2026-09-01T00:00:00Z'],
+      ['suspended-then-canceled', 'suspended', '2026-09-15T00:00:00Z'],
+      ['suspended-then-canceled', 'canceled', '2026-10-10T00:00:00Z'],
+    ]);
+    // Not counted: another product, the sandbox, another partner.
+    await history(partner, [['reads-novels', 'active', '2026-09-01T00:00:00Z']], 'textapp');
+    await history(partner, [['sandbox-family', 'active', '2026-09-01T00:00:00Z']], 'kidsapp', 'sandbox');
+    await history(other, [['family-of-other', 'active', '2026-09-01T00:00:00Z']]);
+
+    expect((await summary(await t.token(partner))).json()).toMatchObject({ active_accounts: 33, suppressed: false });
+  });
+
+  it('counts an entitlement activated today through the platform', async () => {
+    const partner = await t.partner({ scopes: ['kidsapp:engagement:read', 'platform:entitlements:write'] });
+    const today = new Date().toISOString().slice(0, 10);
+    await history(partner, steadyAccounts(29));
+    const token = await t.token(partner);
+    const activate = await t.inject({
+      method: 'POST',
+      url: '/platform/v1/entitlements',
+      headers: bearer(token),
+      payload: { subscriber_id: 'family-new', product: 'kidsapp', status: 'active' },
+    });
+    expect(activate.statusCode).toBe(200);
+    expect((await summary(token, `period_start=${today}&period_end=${today}`)).json()).toMatchObject({ active_accounts: 30, suppressed: false });
+  });
+});
+
+describe('stories and minutes', () => {
+  let partner: IssuedCredential;
+  let token: string;
+
+  beforeAll(async () => {
+    partner = await t.partner(kidsScope);
+    token = await t.token(partner);
+    await history(partner, [...steadyAccounts(30), ['family-gone', 'active', '2026-01-01T00:00:00Z'], ['family-gone', 'canceled', '2026-02-01T00:00:00Z']]);
+    const session = (account: string, child: string, story: string, minutes: number, completedAt: string | null, occurredAt: string) =>
+      JSON.stringify({ account_id: account, child_ref: child, story_id: story, minutes, completed_at: completedAt, occurred_at: occurredAt });
+    await t.app.get(KidsActivityImporter).import(partner.partner_id, [
+      // family-1: two children, 20 + 10 minutes, one story completed in October.
+      session('family-1', 'kid-lia-9c1e', 'the-dragon', 20, '2026-10-03T19:00:00Z', '2026-10-03T18:40:00Z'),
+      session('family-1', 'kid-leo-9c1e', 'the-moon', 10, null, '2026-10-04T18:00:00Z'),
+      // family-2: 30 minutes; the story was completed on November 1st: not in October.
+      session('family-2', 'kid-ana-9c1e', 'the-moon', 30, '2026-11-01T00:00:00Z', '2026-10-31T23:40:00Z'),
+      // family-3: completed at the first instant of the period; 15 minutes.
+      session('family-3', 'kid-rui-9c1e', 'the-dragon', 15, '2026-10-01T00:00:00Z', '2026-10-01T00:00:00Z'),
+      // Read in September: outside the period.
+      session('family-4', 'kid-eva-9c1e', 'the-dragon', 50, '2026-09-30T20:00:00Z', '2026-09-30T19:00:00Z'),
+      // An account with no entitlement in October: its story counts, its minutes are not
+      // part of the average over active accounts.
+      session('family-gone', 'kid-ivo-9c1e', 'the-moon', 600, '2026-10-10T10:00:00Z', '2026-10-10T09:00:00Z'),
+    ]);
+  });
+
+  it('sums completed stories over all accounts and averages the active accounts’ minutes', async () => {
+    expect((await summary(token)).json()).toMatchObject({
+      active_accounts: 30,
+      stories_completed: 3, // family-1, family-3, family-gone
+      avg_minutes_per_active_account: 2.5, // (20 + 10 + 30 + 15) / 30
+      suppressed: false,
+    });
+  });
+
+  it('names no account or child anywhere in the answer', async () => {
+    const strings = stringsIn((await summary(token)).json());
+    expect(strings.filter((s) => /family-|kid-|9c1e/.test(s))).toEqual([]);
+  });
+});
+
+describe('access', () => {
+  it("accepts a children's service token and a platform token carrying the scope", async () => {
+    const partner = await t.partner({ scopes: ['kidsapp:engagement:read', 'platform:billing:read', 'textapp:analytics:read'] });
+    expect((await summary(await kidsToken(partner))).statusCode).toBe(200);
+    expect((await summary(await t.token(partner))).statusCode).toBe(200);
+  });
+
+  it("refuses a children's service token on the platform and on the text and audio service (401)", async () => {
+    const partner = await t.partner({ scopes: ['kidsapp:engagement:read', 'platform:billing:read', 'textapp:analytics:read'] });
+    const token = await kidsToken(partner);
+    for (const url of ['/platform/v1/billing-usage?product=kidsapp', '/v1/analytics/engagement']) {
+      const response = await t.inject({ method: 'GET', url, headers: bearer(token) });
+      expect({ url, status: response.statusCode, error: response.json().error }).toEqual({ url, status: 401, error: 'invalid_token' });
+    }
+  });
+
+  it('refuses a platform token without kidsapp:engagement:read (403)', async () => {
+    const response = await summary(await t.token(await t.partner({ scopes: ['platform:billing:read', 'textapp:analytics:read'] })));
+    expect(response.statusCode).toBe(403);
+    expect(response.json().error).toBe('insufficient_scope');
+  });
+});
+
+describe('period', () => {
+  let token: string;
+  beforeAll(async () => {
+    token = await t.token(await t.partner(kidsScope));
+  });
+
+  const expectInvalidRequest = async (query: string, description: RegExp) => {
+    const response = await summary(token, query);
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({ error: 'invalid_request', error_description: expect.stringMatching(description) });
+  };
+
+  it('accepts 366 days counting both ends and refuses 367', async () => {
+    expect((await summary(token, 'period_start=2024-01-01&period_end=2024-12-31')).statusCode).toBe(200);
+    await expectInvalidRequest('period_start=2024-01-01&period_end=2025-01-01', /at most 366/);
+  });
+
+  it('refuses an end before the start and a missing or malformed date', async () => {
+    await expectInvalidRequest('period_start=2026-10-02&period_end=2026-10-01', /period_end must not be before period_start/);
+    await expectInvalidRequest('period_end=2026-10-31', /period_start is required/);
+    await expectInvalidRequest('period_start=2026-10-01', /period_end is required/);
+    await expectInvalidRequest('period_start=2026-10-01&period_end=31/10/2026', /period_end must be a calendar date/);
+  });
+
+  it('refuses any other parameter, such as a subscriber or a child', async () => {
+    for (const extra of ['subscriber_id=family-1', 'child_id=kid-lia', 'account_id=family-1', 'product=kidsapp']) {
+      await expectInvalidRequest(`period_start=2026-10-01&period_end=2026-10-31&${extra}`, new RegExp(extra.split('=')[0]));
+    }
+  });
+});
