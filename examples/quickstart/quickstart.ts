@@ -116,10 +116,11 @@ async function main(): Promise<void> {
   await call('POST', `${SANDBOX}/novels/${novel.id}/choices`, accessToken, { subscriber_id: SUBSCRIBER, choice_id: choice.choice_id });
   step('Chose an ending, finishing the novel', { choice_id: choice.choice_id, label: choice.label });
 
+  let timer: NodeJS.Timeout | undefined;
   const received = await Promise.race([
     receiver.delivery,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no webhook within 30 s')), 30_000)),
-  ]);
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no webhook within 30 s')), 30_000))),
+  ]).finally(() => clearTimeout(timer));
   const event = new Webhook(endpoint.secret).verify(received.body, received.headers as Record<string, string>) as { event: string; data: unknown };
   receiver.close();
   step('Received novel.finished and verified its Standard Webhooks signature', { event: event.event, data: event.data });
