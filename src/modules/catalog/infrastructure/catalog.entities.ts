@@ -1,6 +1,10 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
+
+// The schema is made by the migrations; these mappings mirror them exactly (names included)
+// so that generating a migration from the entities finds nothing to change.
 
 @Entity('categories')
+@Check('categories_environment_check', `environment IN ('live', 'sandbox')`)
 export class CategoryEntity {
   @PrimaryColumn('text') environment: string;
   @PrimaryColumn('text') id: string;
@@ -9,6 +13,12 @@ export class CategoryEntity {
 }
 
 @Entity('novels')
+@Index('novels_published_by_title', ['environment', 'title', 'id'], { where: `status = 'published'` })
+// A GIN index, which TypeORM cannot describe: declared so that it is left alone.
+@Index('novels_tags', { synchronize: false })
+@Check('novels_environment_check', `environment IN ('live', 'sandbox')`)
+@Check('novels_status_check', `status IN ('published', 'removed')`)
+@ForeignKey(() => CategoryEntity, ['environment', 'categoryId'], ['environment', 'id'], { name: 'novels_environment_category_id_fkey' })
 export class NovelEntity {
   @PrimaryColumn('text') environment: string;
   @PrimaryColumn('text') id: string;
@@ -26,6 +36,9 @@ export class NovelEntity {
 }
 
 @Entity('chapters')
+@Check('chapters_number_check', `number >= 1`)
+@Check('chapters_audio_status_check', `audio_status IN ('pending', 'rendering', 'ready', 'failed')`)
+@ForeignKey(() => NovelEntity, ['environment', 'novelId'], ['environment', 'id'], { name: 'chapters_environment_novel_id_fkey', onDelete: 'CASCADE' })
 export class ChapterEntity {
   @PrimaryColumn('text') environment: string;
   @PrimaryColumn('text', { name: 'novel_id' }) novelId: string;
@@ -42,6 +55,7 @@ export class ChapterEntity {
 }
 
 @Entity('endings')
+@ForeignKey(() => NovelEntity, ['environment', 'novelId'], ['environment', 'id'], { name: 'endings_environment_novel_id_fkey', onDelete: 'CASCADE' })
 export class EndingEntity {
   @PrimaryColumn('text') environment: string;
   @PrimaryColumn('text', { name: 'novel_id' }) novelId: string;

@@ -1,7 +1,14 @@
-import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 
-/** The audit log of issued stream URLs (DECISIONS 11); keyed by partner first (DECISIONS 20). */
+/**
+ * The audit log of issued stream URLs (DECISIONS 11); keyed by partner first (DECISIONS 20).
+ * Mirrors its migration exactly, so a generated migration finds nothing to change.
+ */
 @Entity('stream_url_issues')
+@Index('stream_url_issues_by_subscriber', ['partnerId', 'environment', 'subscriberId', 'issuedAt'])
+@Check('stream_url_issues_environment_check', `environment IN ('live', 'sandbox')`)
+@Check('stream_url_issues_chapter_number_check', `chapter_number >= 1`)
+@Check('stream_url_issues_check', `expires_at > issued_at`)
 export class StreamUrlIssueEntity {
   @PrimaryColumn('uuid', { name: 'partner_id' }) partnerId: string;
   @PrimaryGeneratedColumn('increment', { type: 'bigint' }) id: string;
