@@ -130,14 +130,14 @@ test('every acknowledged entitlement and playback write survives SIGKILL mid-bur
 
   service = await startService(serviceEnv());
   const restarted = service;
-  const read = (path: string) => fetch(`${restarted.origin}${path}`, { headers: bearer(a.token) });
+  const read = async <T>(path: string): Promise<T> => (await fetch(`${restarted.origin}${path}`, { headers: bearer(a.token) })).json() as Promise<T>;
 
   for (let writer = 0; writer < WRITERS; writer++) {
     const byKind = (kind: Write['kind']) => writes[writer].filter((w) => w.kind === kind);
 
     // The entitlement, read through the restarted service: one record, with a value it acknowledged or the one in flight.
     const entitlements = byKind('entitlement');
-    const status = await (await read(`/platform/v1/subscriber/${entitled(writer)}/status`)).json();
+    const status = await read<{ entitlements: { status: string; plan: string }[] }>(`/platform/v1/subscriber/${entitled(writer)}/status`);
     expect(status.entitlements).toHaveLength(1);
     const stored = { status: status.entitlements[0].status, plan: status.entitlements[0].plan };
     expect(allowedFinalValues(entitlements)).toContainEqual(stored);
@@ -155,7 +155,7 @@ test('every acknowledged entitlement and playback write survives SIGKILL mid-bur
     expect(history.at(-1)).toMatchObject({ new_status: stored.status, partner_plan: stored.plan });
 
     // The playback position, read through the restarted service.
-    const position = await (await read(`/v1/subscribers/${listener(writer)}/playback-position?novel_id=${NOVEL}`)).json();
+    const position = await read<{ chapter_id: string; position_seconds: number }>(`/v1/subscribers/${listener(writer)}/playback-position?novel_id=${NOVEL}`);
     const storedPosition = { chapter: Number(/-ch(\d+)$/.exec(position.chapter_id)?.[1]), position_seconds: position.position_seconds };
     expect(allowedFinalValues(byKind('playback'))).toContainEqual(storedPosition);
   }
