@@ -10,6 +10,7 @@ import { createRootLogger, NestJsonLogger } from '../observability/logger.js';
 import { HttpMetrics } from '../observability/metrics.js';
 import { ApiError } from '../shared/errors/api-error.js';
 import { AllExceptionsFilter } from '../shared/errors/all-exceptions.filter.js';
+import { MAX_BODY_DEPTH, nestsDeeperThan } from '../shared/http/body-depth.js';
 import { surfaceOf } from '../shared/http/surfaces.js';
 import { createValidationPipe } from '../shared/http/validation.js';
 import { setupSwagger } from './swagger.js';
@@ -105,6 +106,15 @@ function installRequestHooks(fastify: FastifyInstance, config: AppConfig): void 
     reply.header('x-request-id', request.id);
     const refusal = refuseEarly(request, config);
     if (refusal) {
+      reply.status(refusal.status).send(refusal.body);
+      return;
+    }
+    done();
+  });
+  // After parsing and before anything walks the body: see MAX_BODY_DEPTH.
+  fastify.addHook('preValidation', (request, reply, done) => {
+    if (nestsDeeperThan(request.body, MAX_BODY_DEPTH)) {
+      const refusal = new ApiError('invalid_request', `The body nests arrays or objects deeper than ${MAX_BODY_DEPTH} levels.`);
       reply.status(refusal.status).send(refusal.body);
       return;
     }

@@ -9,3 +9,22 @@ export async function documentedPaths(t: TestApp): Promise<Set<string>> {
   const document = (await t.inject({ method: 'GET', url: '/docs/openapi.json' })).json();
   return new Set(Object.keys(document.paths as object));
 }
+
+export interface DocumentedOperation {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+  path: string;
+  /** Content types of its request body, if it takes one. */
+  bodyTypes: string[];
+}
+
+/** Every operation of the running app's OpenAPI document. */
+export async function documentedOperations(t: TestApp): Promise<DocumentedOperation[]> {
+  const document = (await t.inject({ method: 'GET', url: '/docs/openapi.json' })).json();
+  return Object.entries(document.paths as Record<string, Record<string, { requestBody?: { content?: object } }>>).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({
+      method: method.toUpperCase() as DocumentedOperation['method'],
+      path,
+      bodyTypes: Object.keys(operation.requestBody?.content ?? {}),
+    })),
+  );
+}
