@@ -10,7 +10,7 @@ import { createRootLogger, NestJsonLogger } from '../observability/logger.js';
 import { HttpMetrics } from '../observability/metrics.js';
 import { ApiError } from '../shared/errors/api-error.js';
 import { AllExceptionsFilter } from '../shared/errors/all-exceptions.filter.js';
-import { MAX_BODY_DEPTH, nestsDeeperThan } from '../shared/http/body-depth.js';
+import { inputProblem } from '../shared/http/input-limits.js';
 import { surfaceOf } from '../shared/http/surfaces.js';
 import { createValidationPipe } from '../shared/http/validation.js';
 import { setupSwagger } from './swagger.js';
@@ -111,10 +111,11 @@ function installRequestHooks(fastify: FastifyInstance, config: AppConfig): void 
     }
     done();
   });
-  // After parsing and before anything walks the body: see MAX_BODY_DEPTH.
+  // After parsing, before anything walks the body or queries with it (see inputProblem).
   fastify.addHook('preValidation', (request, reply, done) => {
-    if (nestsDeeperThan(request.body, MAX_BODY_DEPTH)) {
-      const refusal = new ApiError('invalid_request', `The body nests arrays or objects deeper than ${MAX_BODY_DEPTH} levels.`);
+    const problem = inputProblem(request.body, 'body') ?? inputProblem(request.query, 'query');
+    if (problem) {
+      const refusal = new ApiError('invalid_request', problem);
       reply.status(refusal.status).send(refusal.body);
       return;
     }

@@ -15,16 +15,19 @@ export interface DocumentedOperation {
   path: string;
   /** Content types of its request body, if it takes one. */
   bodyTypes: string[];
+  queryParameters: string[];
 }
 
 /** Every operation of the running app's OpenAPI document. */
 export async function documentedOperations(t: TestApp): Promise<DocumentedOperation[]> {
   const document = (await t.inject({ method: 'GET', url: '/docs/openapi.json' })).json();
-  return Object.entries(document.paths as Record<string, Record<string, { requestBody?: { content?: object } }>>).flatMap(([path, methods]) =>
+  type Operation = { requestBody?: { content?: object }; parameters?: { name: string; in: string }[] };
+  return Object.entries(document.paths as Record<string, Record<string, Operation>>).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, operation]) => ({
       method: method.toUpperCase() as DocumentedOperation['method'],
       path,
       bodyTypes: Object.keys(operation.requestBody?.content ?? {}),
+      queryParameters: (operation.parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name),
     })),
   );
 }

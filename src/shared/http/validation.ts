@@ -1,4 +1,5 @@
 import { type ArgumentMetadata, type PipeTransform, ValidationPipe, type ValidationError } from '@nestjs/common';
+import { Transform } from 'class-transformer';
 import { ApiError } from '../errors/api-error.js';
 
 /**
@@ -53,3 +54,11 @@ export function matchingPipe(name: string, pattern: RegExp, rule: string): PipeT
     },
   };
 }
+
+/**
+ * An integer query parameter. Query values arrive as text, and `@Type(() => Number)` would
+ * read "1e2" as 100, "0x10" as 16 and " 2" as 2 (and "1e21" as a number no SQL OFFSET
+ * takes); only decimal digits are converted here, anything else is left for `@IsInt` to refuse.
+ */
+export const IntegerQueryParam = () =>
+  Transform(({ value }) => (typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value));
