@@ -9,14 +9,15 @@ import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
  */
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
-type Kind = 'subscriber id' | 'novel id' | 'chapter number' | 'webhook id' | 'integer parameter';
+type Kind = 'subscriber id' | 'novel id' | 'chapter number' | 'webhook id' | 'integer parameter' | 'client id';
 
 /** One place an identifier goes; `at(value)` builds the request with the value in that place. */
 interface Slot {
   kind: Kind;
   name: string;
   method: Method;
-  at: (value: string) => { url: string; body?: object };
+  /** The request with the value in its place; without `headers`, the partner's bearer token authenticates it. */
+  at: (value: string) => { url: string; body?: object | string; headers?: Record<string, string> };
   /** The value sits in a URL path segment, where "" and ".." route elsewhere (the URL is resolved first). */
   inPath?: boolean;
   documentedAs?: string;
@@ -31,6 +32,8 @@ const BAD_VALUES: Record<Kind, string[]> = {
   'chapter number': ['0', '-1', '1.5', 'abc', '100001', '1e3', '0x10', ' 1', '99999999999999999999', 'NaN', 'Infinity'],
   // Query integers: decimal digits only (no exponent, hex, sign, spaces or fraction), within range.
   'integer parameter': ['1e2', '0x10', ' 2', '2 ', '+2', '2.0', '1e21', '999999999999999999999', '0', '-1', ''],
+  // Client ids on the token endpoints (HTTP Basic is form-decoded first, so %00 is a NUL).
+  'client id': ['a%00b', 'x'.repeat(65), 'a b', 'ünicode', "x' OR '1'='1", 'a/b'],
   'webhook id': ['not-a-uuid', '123', '00000000000040008000000000000000', '00000000-0000-4000-8000-0000000000001', "x' OR '1'='1", '00000000-0000-4000-8000-00000000000g'],
 };
 
@@ -107,6 +110,17 @@ const SLOTS: Slot[] = [
   { kind: 'integer parameter', name: 'catalog page', method: 'GET', at: (v) => ({ url: `/v1/novels?page=${query(v)}` }) },
   { kind: 'integer parameter', name: 'catalog page size', method: 'GET', at: (v) => ({ url: `/v1/novels?page_size=${query(v)}` }) },
   { kind: 'integer parameter', name: 'deliveries limit', method: 'GET', at: (v) => ({ url: `/platform/v1/webhook-endpoints/${OK.uuid}/deliveries?limit=${query(v)}` }) },
+  // Client ids, before the rate limiter and the credential lookup.
+  ...['platform', 'kids'].map((surface): Slot => ({
+    kind: 'client id',
+    name: `${surface} token (HTTP Basic)`,
+    method: 'POST',
+    at: (v) => ({
+      url: `/${surface}/v1/oauth2/token`,
+      headers: { authorization: `Basic ${Buffer.from(`${v}:secret`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials&scope=kidsapp%3Aengagement%3Aread',
+    }),
+  })),
   // Webhook endpoint and event ids: not a UUID names nothing (404), as an unknown id does.
   { kind: 'webhook id', name: 'endpoint removal', method: 'DELETE', inPath: true, at: (v) => ({ url: `/platform/v1/webhook-endpoints/${path(v)}` }) },
   { kind: 'webhook id', name: 'secret rotation', method: 'POST', inPath: true, at: (v) => ({ url: `/platform/v1/webhook-endpoints/${path(v)}/rotate-secret` }) },
@@ -120,6 +134,7 @@ const REFUSAL: Record<Kind, { status: number; error: string; names: RegExp }> = 
   'novel id': { status: 400, error: 'invalid_request', names: /novel|category/ },
   'chapter number': { status: 400, error: 'invalid_request', names: /chapter/ },
   'integer parameter': { status: 400, error: 'invalid_request', names: /page|limit/ },
+  'client id': { status: 401, error: 'invalid_client', names: /Client authentication failed/ },
   'webhook id': { status: 404, error: 'not_found', names: /webhook/ },
 };
 
@@ -135,6 +150,11 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+function send(slot: Slot, value: string) {
+  const { url, body, headers } = slot.at(value);
+  return t.inject({ method: slot.method, url, headers: headers ?? bearer(token), ...(body && { payload: body }) });
+}
+
 const ROUTED_ELSEWHERE = ['', '..'];
 
 const CASES = SLOTS.flatMap((slot) =>
@@ -144,9 +164,8 @@ const CASES = SLOTS.flatMap((slot) =>
 describe('malformed identifiers', () => {
   it('are refused in a valid request only for the malformed part (control: valid ids pass validation)', async () => {
     for (const slot of SLOTS.filter((s) => !s.documentedAs || paths.has(s.documentedAs))) {
-      const good = { 'subscriber id': OK.subscriber, 'novel id': OK.novel, 'chapter number': '1', 'webhook id': OK.uuid, 'integer parameter': '2' }[slot.kind];
-      const { url, body } = slot.at(good);
-      const response = await t.inject({ method: slot.method, url, headers: bearer(token), ...(body && { payload: body }) });
+      const good = { 'subscriber id': OK.subscriber, 'novel id': OK.novel, 'chapter number': '1', 'webhook id': OK.uuid, 'integer parameter': '2', 'client id': 'live_0123456789abcdef01234567' }[slot.kind];
+      const response = await send(slot, good);
       // Past validation, the route answers for its own reasons (unknown novel, no entitlement…), never "malformed".
       expect({ slot: `${slot.kind} in ${slot.name}`, error: response.body ? response.json().error_description : '' }).not.toEqual({
         slot: `${slot.kind} in ${slot.name}`,
@@ -156,11 +175,15 @@ describe('malformed identifiers', () => {
   });
 
   it.each(CASES)('%s in %s: %s is refused before any query', async (kind, _, __, slot, value) => {
-    const { url, body } = slot.at(value);
     let response!: Awaited<ReturnType<TestApp['inject']>>;
-    const statements = await statementsDuring(t, async () => {
-      response = await t.inject({ method: slot.method, url, headers: bearer(token), ...(body && { payload: body }) });
-    });
+    // A request that brings its own credentials (a token endpoint) has no guard: every statement counts.
+    const statements = await statementsDuring(
+      t,
+      async () => {
+        response = await send(slot, value);
+      },
+      { keepAccessStatements: slot.at(value).headers !== undefined },
+    );
     if (slot.documentedAs && !paths.has(slot.documentedAs)) {
       // Not built yet on this branch: the router answers (or the input check before it), and nothing reaches the database.
       expect(['not_found', 'invalid_request']).toContain(response.json().error);
