@@ -10,7 +10,7 @@ import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
  */
 const HEADERS_TIMEOUT_MS = 500;
 /** Node checks its connections at a quarter of the timeout; the rest is scheduling slack on a busy machine. */
-const CLOSED_WITHIN_MS = HEADERS_TIMEOUT_MS + HEADERS_TIMEOUT_MS / 4 + 1000;
+const CLOSED_WITHIN_MS = HEADERS_TIMEOUT_MS + HEADERS_TIMEOUT_MS / 4 + 2000;
 
 let t: TestApp;
 let port: number;
