@@ -2,13 +2,15 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { AppModule } from '../app.module.js';
-import type { AppConfig } from '../config/app-config.js';
+import { HTTP_REQUEST_TIMEOUT_MS, type AppConfig } from '../config/app-config.js';
 import { createRootLogger, NestJsonLogger } from '../observability/logger.js';
 import { HttpMetrics } from '../observability/metrics.js';
 import { ApiError } from '../shared/errors/api-error.js';
 import { AllExceptionsFilter } from '../shared/errors/all-exceptions.filter.js';
+import { inputProblem } from '../shared/http/input-limits.js';
 import { surfaceOf } from '../shared/http/surfaces.js';
 import { createValidationPipe } from '../shared/http/validation.js';
 import { setupSwagger } from './swagger.js';
@@ -33,11 +35,20 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
-    // Idle sockets close after a minute (a paused audio download resumes with Range);
-    // a request must arrive whole within 30 s, so slow-loris clients cannot pin sockets.
+    // Idle sockets close after a minute (a paused audio download resumes with Range). So
+    // that slow-loris clients, which keep a socket busy with a byte now and then, cannot
+    // pin sockets, the headers must arrive within HTTP_HEADERS_TIMEOUT_MS of connecting
+    // and the whole request within 30 s. Node enforces both only when it checks its
+    // connections, every 30 s by default, which would let a stalled client hold its socket
+    // that much longer: here it checks at a quarter of the headers timeout, at most 1 s.
     connectionTimeout: 60_000,
     keepAliveTimeout: 72_000,
-    requestTimeout: 30_000,
+    requestTimeout: HTTP_REQUEST_TIMEOUT_MS,
+    http: {
+      headersTimeout: config.httpHeadersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, Math.ceil(config.httpHeadersTimeoutMs / 4)),
+    },
+    clientErrorHandler: answerClientError,
     routerOptions: { maxParamLength: 300, ignoreTrailingSlash: true },
     // Failures of Fastify's router happen before Nest sees the request.
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
@@ -62,11 +73,49 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
   return app;
 }
 
+/**
+ * Node's HTTP parser fails some connections before there is a request to route: headers
+ * or request too slow, headers too large, bytes that are not HTTP. They get the contract's
+ * error body too (Fastify's default answers with a shape of its own), then the socket closes.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const failure =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? new ApiError('request_timeout', 'The request did not arrive in time: send its headers at once and the whole request within 30 s.')
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? new ApiError('headers_too_large', 'The request headers are too large.')
+        : new ApiError('invalid_request', 'The request is not valid HTTP/1.1.');
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify(failure.body);
+  const head = [
+    `HTTP/1.1 ${failure.status} ${STATUS_CODES[failure.status]}`,
+    'Connection: close',
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+  ];
+  // Destroyed once the answer is flushed: a stalled client would never close its side.
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
+}
+
 function installRequestHooks(fastify: FastifyInstance, config: AppConfig): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     const refusal = refuseEarly(request, config);
     if (refusal) {
+      reply.status(refusal.status).send(refusal.body);
+      return;
+    }
+    done();
+  });
+  // After parsing, before anything walks the body or queries with it (see inputProblem).
+  fastify.addHook('preValidation', (request, reply, done) => {
+    const problem = inputProblem(request.body, 'body') ?? inputProblem(request.query, 'query');
+    if (problem) {
+      const refusal = new ApiError('invalid_request', problem);
       reply.status(refusal.status).send(refusal.body);
       return;
     }

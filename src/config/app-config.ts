@@ -7,6 +7,9 @@ export type Surface = (typeof SURFACES)[number];
 
 export type StorageBackend = 'local' | 's3';
 
+/** Time a client has to send a whole request, headers and body (not configurable). */
+export const HTTP_REQUEST_TIMEOUT_MS = 30_000;
+
 export interface S3Settings {
   endpoint?: string;
   bucket: string;
@@ -38,6 +41,8 @@ export class AppConfig {
   readonly webhookPollIntervalMs: number;
   /** Time limit of one delivery attempt, from connecting to the response's status. */
   readonly webhookTimeoutMs: number;
+  /** Time a client has to send a request's whole header block, from connecting (slow-loris). */
+  readonly httpHeadersTimeoutMs: number;
   readonly rateLimitRps: number;
   readonly rateLimitBurst: number;
   readonly nodeEnv: string;
@@ -90,6 +95,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     webhookWorkerEnabled: boolean(env, 'WEBHOOK_WORKER', true),
     webhookPollIntervalMs: integer(env, 'WEBHOOK_POLL_INTERVAL_MS', 250, 10, 60_000),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    // At most the time allowed for a whole request, which would otherwise end it first.
+    httpHeadersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, HTTP_REQUEST_TIMEOUT_MS),
     rateLimitRps: integer(env, 'RATE_LIMIT_RPS', 50, 1, 1_000_000),
     rateLimitBurst: integer(env, 'RATE_LIMIT_BURST', 100, 1, 1_000_000),
     nodeEnv,

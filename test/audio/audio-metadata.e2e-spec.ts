@@ -72,7 +72,9 @@ describe('GET /novels/{id}/chapters/{n}/audio', () => {
 
   it('answers 404 invalid_request for an unknown or removed novel, 404 not_found beyond the novel, 400 for a bad chapter number', async () => {
     expectError(await a.call('GET', '/novels/no-such-novel/chapters/1/audio'), 404, 'invalid_request');
-    expectError(await a.call('GET', '/novels/gone/chapters/0/audio'), 404, 'invalid_request');
+    expectError(await a.call('GET', '/novels/gone/chapters/1/audio'), 404, 'invalid_request');
+    // A malformed chapter number is refused before anything is looked up.
+    expectError(await a.call('GET', '/novels/gone/chapters/0/audio'), 400, 'invalid_request');
     expectError(await a.call('GET', '/novels/mixed/chapters/5/audio'), 404, 'not_found');
     expectError(await a.call('GET', '/novels/mixed/chapters/0/audio'), 400, 'invalid_request');
     expectError(await a.call('GET', '/novels/mixed/chapters/one/audio'), 400, 'invalid_request');

@@ -70,7 +70,12 @@ const requestFor = (operation: Operation) =>
   fc.record({
     pathValues: fc.array(adversarialText, { minLength: 4, maxLength: 4 }),
     query: fc.array(fc.tuple(fc.oneof(fc.constantFrom(...operation.parameters.filter((p) => p.in === 'query').map((p) => p.name), 'unknown_param'), fc.string({ maxLength: 10 })), adversarialText), { maxLength: 4 }),
-    body: fc.oneof(jsonValue.map((v) => ({ json: v })), adversarialText.map((raw) => ({ raw }))),
+    body: fc.oneof(
+      jsonValue.map((v) => ({ json: v })),
+      adversarialText.map((raw) => ({ raw })),
+      // Deep nesting once overflowed the stack of the body validation.
+      fc.integer({ min: 1, max: 20_000 }).map((depth) => ({ raw: '['.repeat(depth) + ']'.repeat(depth) })),
+    ),
     credential: fc.constantFrom('live', 'sandbox', 'none', 'garbage') as fc.Arbitrary<'live' | 'sandbox' | 'none' | 'garbage'>,
   });
 

@@ -1,13 +1,46 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, openSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 let built = false;
 
-/** Builds dist/ once per test file, as `npm start` would. */
+const BUILD_WAIT_MS = 120_000;
+const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/**
+ * Builds dist/ once per test run, as `npm start` would. Test files run in parallel
+ * workers and `nest build` empties dist/ first, so a second build could pull files from
+ * under a service another file is starting: callers take turns on a lock file, the first
+ * builds and leaves a marker for the run in dist/, the others find it and return.
+ */
 export function buildOnce(): void {
   if (built) return;
-  execFileSync('npx', ['nest', 'build'], { stdio: 'ignore' });
-  built = true;
+  const run = process.env.TEST_PG_RUN_ID ?? String(process.pid);
+  const marker = join('dist', `.test-build-${run}`);
+  const lock = join(tmpdir(), `prl-build-${run}.lock`);
+  const deadline = Date.now() + BUILD_WAIT_MS;
+  let held: number | undefined;
+  while (held === undefined) {
+    try {
+      held = openSync(lock, 'wx');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (Date.now() > deadline) throw new Error(`another test file has held ${lock} for ${BUILD_WAIT_MS} ms`);
+      sleepSync(100);
+    }
+  }
+  try {
+    if (!existsSync(marker)) {
+      execFileSync('npx', ['nest', 'build'], { stdio: 'ignore' });
+      writeFileSync(marker, '');
+    }
+    built = true;
+  } finally {
+    closeSync(held);
+    unlinkSync(lock);
+  }
 }
 
 export function freePort(): Promise<number> {
@@ -51,4 +84,12 @@ export function runNode(script: string, args: string[], env: Record<string, stri
       }
     },
   };
+}
+
+/** The built service on a free port of 127.0.0.1, once it is listening. */
+export async function startService(env: Record<string, string>): Promise<ServiceProcess & { origin: string }> {
+  const port = await freePort();
+  const service = runNode('dist/src/main.js', [], { ...env, HOST: '127.0.0.1', PORT: String(port) });
+  await service.waitForOutput(/Swagger UI/, 60_000);
+  return { ...service, origin: `http://127.0.0.1:${port}` };
 }

@@ -9,6 +9,8 @@ import { PartnerCredentialsService, type IssuedCredential, type Scope } from '..
 import { createTestDatabase } from './test-database.js';
 
 export const TEST_BASE_URL = 'http://localhost:3000';
+/** Services started on a test app's database need the same secret to read what it sealed and hashed. */
+export const TEST_SERVER_SECRET = 'test-server-secret-test-server-secret';
 
 export interface TestApp {
   app: NestFastifyApplication;
@@ -29,7 +31,7 @@ export async function startTestApp(env: Record<string, string> = {}, databaseUrl
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
     PUBLIC_BASE_URL: TEST_BASE_URL,
-    SERVER_SECRET: 'test-server-secret-test-server-secret',
+    SERVER_SECRET: TEST_SERVER_SECRET,
     DATA_DIR: mkdtempSync(join(tmpdir(), 'prl-test-data-')),
     KEY_ACTIVATION_DELAY_SECONDS: '0',
     CREDENTIAL_CACHE_SECONDS: '0',
@@ -60,6 +62,26 @@ export async function startTestApp(env: Record<string, string> = {}, databaseUrl
     close: () => app.close(),
   };
   return testApp;
+}
+
+/**
+ * The environment of a built service process (test/support/processes.ts) on a test app's
+ * database: same secret and issuer, so the test app's credentials and tokens work in it.
+ */
+export function serviceEnvFor(t: TestApp, overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: t.databaseUrl,
+    PUBLIC_BASE_URL: TEST_BASE_URL,
+    SERVER_SECRET: TEST_SERVER_SECRET,
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'prl-test-service-')),
+    KEY_ACTIVATION_DELAY_SECONDS: '0',
+    CREDENTIAL_CACHE_SECONDS: '0',
+    RATE_LIMIT_RPS: '100000',
+    RATE_LIMIT_BURST: '100000',
+    ...overrides,
+  };
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });

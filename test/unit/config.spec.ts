@@ -19,6 +19,7 @@ describe('loadConfig', () => {
       webhookAllowInsecureUrls: true,
       rateLimitRps: 50,
       rateLimitBurst: 100,
+      httpHeadersTimeoutMs: 10_000,
       nodeEnv: 'development',
       logLevel: 'info',
     });
@@ -44,6 +45,8 @@ describe('loadConfig', () => {
     [{ WEBHOOK_ALLOW_INSECURE_URLS: 'maybe' }, 'WEBHOOK_ALLOW_INSECURE_URLS'],
     [{ PUBLIC_BASE_URL: 'localhost' }, 'PUBLIC_BASE_URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ HTTP_HEADERS_TIMEOUT_MS: '50' }, 'HTTP_HEADERS_TIMEOUT_MS'],
+    [{ HTTP_HEADERS_TIMEOUT_MS: '60000' }, 'HTTP_HEADERS_TIMEOUT_MS'],
     [{ NODE_ENV: 'production' }, 'SERVER_SECRET'],
     [{ SERVER_SECRET: 'short' }, 'SERVER_SECRET'],
   ])('refuses %j naming %s', (env, variable) => {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { readClientAuthentication } from '../../src/modules/identity/domain/client-authentication.js';
+import { CLIENT_ID_PATTERN, readClientAuthentication } from '../../src/modules/identity/domain/client-authentication.js';
 import { publishedKeysAt, signingKeyAt } from '../../src/modules/identity/domain/signing-key-schedule.js';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -12,14 +12,26 @@ describe('readClientAuthentication', () => {
     });
   });
 
-  it('round-trips any id and secret encoded as RFC 6749 2.3.1 asks', () => {
-    const encode = (s: string) => new URLSearchParams({ v: s }).toString().slice(2);
+  const encode = (s: string) => new URLSearchParams({ v: s }).toString().slice(2);
+  const clientId = fc.stringMatching(CLIENT_ID_PATTERN);
+
+  it('round-trips any well-formed id and any secret encoded as RFC 6749 2.3.1 asks', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1 }), fc.string({ minLength: 1 }), (id, secret) => {
+      fc.property(clientId, fc.string({ minLength: 1 }), (id, secret) => {
         const result = readClientAuthentication(basic(encode(id), encode(secret)), {});
         expect(result).toEqual({ kind: 'credentials', credentials: { clientId: id, clientSecret: secret } });
       }),
     );
+  });
+
+  it('refuses, before any lookup, a client id no credential can have, in either form', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1 }).filter((id) => !CLIENT_ID_PATTERN.test(id)), (id) => {
+        expect(readClientAuthentication(basic(encode(id), 'secret'), {}).kind).toBe('malformed');
+        expect(readClientAuthentication(undefined, { client_id: id, client_secret: 'secret' }).kind).toBe('malformed');
+      }),
+    );
+    for (const id of ['a\u0000b', 'x'.repeat(65), 'live_abc def', 'ünicode']) expect(readClientAuthentication(undefined, { client_id: id, client_secret: 's' }).kind).toBe('malformed');
   });
 
   it('reads body credentials, and refuses both methods at once', () => {

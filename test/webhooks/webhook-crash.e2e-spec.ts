@@ -4,15 +4,16 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { buildOnce } from '../support/processes.js';
+import { startTestApp, TEST_SERVER_SECRET, type TestApp } from '../support/test-app.js';
 import { partnerWithEndpoint, publishFinished, waitFor, WebhookReceiver } from './webhook-test-kit.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const EVENTS = 60;
 
 /**
- * The real service, as deployed: `node dist/src/main.js` in a process of its own, built
- * here first (`nest build`, a few seconds), on this test's database. Only the platform
+ * The real service, as deployed: `node dist/src/main.js` in a process of its own (built
+ * once per test run), on this test's database. Only the platform
  * surface, with its delivery worker; the timeout of 1 s gives leases of 2 s.
  */
 function startService(databaseUrl: string, stderr: string[]): ChildProcess {
@@ -22,7 +23,7 @@ function startService(databaseUrl: string, stderr: string[]): ChildProcess {
       PATH: process.env.PATH,
       NODE_ENV: 'test',
       DATABASE_URL: databaseUrl,
-      SERVER_SECRET: 'test-server-secret-test-server-secret', // as startTestApp's, which sealed the secrets
+      SERVER_SECRET: TEST_SERVER_SECRET, // startTestApp's, which sealed the secrets
       DATA_DIR: mkdtempSync(join(tmpdir(), 'prl-test-service-')),
       HOST: '127.0.0.1',
       PORT: '0',
@@ -39,14 +40,6 @@ function startService(databaseUrl: string, stderr: string[]): ChildProcess {
   return child;
 }
 
-async function build(): Promise<void> {
-  const child = spawn(process.execPath, ['node_modules/@nestjs/cli/bin/nest.js', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-  const output: string[] = [];
-  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  const [code] = await once(child, 'exit');
-  if (code !== 0) throw new Error(`nest build failed:\n${output.join('')}`);
-}
-
 describe('webhook delivery across a crash and a shutdown', () => {
   let app: TestApp;
   let receiver: WebhookReceiver;
@@ -55,7 +48,7 @@ describe('webhook delivery across a crash and a shutdown', () => {
   const stderr: string[] = [];
 
   beforeAll(async () => {
-    await build();
+    buildOnce();
     receiver = await WebhookReceiver.start();
     // Registers and publishes; its own worker stays off so only the service process delivers.
     app = await startTestApp({ WEBHOOK_WORKER: 'false' });

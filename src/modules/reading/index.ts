@@ -4,5 +4,4 @@ export { ReadingProgressService } from './application/reading-progress.service.j
 export { ReadingLifecycleHooks, type NovelRemovalHook } from './application/reading-lifecycle-hooks.js';
 export type { ChapterRelease } from './domain/novel-progress.js';
 export { chapterLocked, notReleasedReason } from './domain/reading-errors.js';
-export { chapterNumberPipe } from './http/chapter-number.pipe.js';
 export { READING_ENTITIES } from './infrastructure/reading.entities.js';

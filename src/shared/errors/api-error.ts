@@ -8,6 +8,8 @@ export const ERROR_KINDS = {
   invalid_request: { status: 400, error: 'invalid_request' },
   novel_not_found: { status: 404, error: 'invalid_request' },
   payload_too_large: { status: 413, error: 'invalid_request' },
+  request_timeout: { status: 408, error: 'invalid_request' },
+  headers_too_large: { status: 431, error: 'invalid_request' },
   not_found: { status: 404, error: 'not_found' },
   audio_not_ready: { status: 404, error: 'audio_not_ready' },
   invalid_token: { status: 401, error: 'invalid_token' },

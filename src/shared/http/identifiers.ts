@@ -1,3 +1,4 @@
+import type { PipeTransform } from '@nestjs/common';
 import { Matches } from 'class-validator';
 import { invalidRequest } from '../errors/api-error.js';
 import { matchingPipe } from './validation.js';
@@ -24,13 +25,23 @@ export const IsNovelId = () => Matches(novelIdPattern, { message: `$property mus
 const MAX_CHAPTER_NUMBER = 100_000;
 
 /**
- * A chapter number in a path: an integer of at least 1 (contract 8), or null. The global
- * validation pipe may already have turned the text into a number (NaN for "abc"), so both
- * forms are read.
+ * A chapter number in a path: decimal digits for an integer from 1 to 100 000 (contract 8),
+ * or null. It receives the text as sent (the global validation pipe leaves path parameters
+ * alone), so "0x10", "1e3" and " 1" are refused, not read as numbers.
  */
-export function parseChapterNumber(value: unknown): number | null {
-  const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-  return typeof number === 'number' && Number.isInteger(number) && number >= 1 && number <= MAX_CHAPTER_NUMBER ? number : null;
+function parseChapterNumber(value: unknown): number | null {
+  if (typeof value !== 'string' || !/^\d{1,6}$/.test(value)) return null;
+  const number = Number(value);
+  return number >= 1 && number <= MAX_CHAPTER_NUMBER ? number : null;
 }
 
-export const invalidChapterNumber = () => invalidRequest('chapter number must be an integer of at least 1.');
+const invalidChapterNumber = () => invalidRequest(`chapter number must be an integer from 1 to ${MAX_CHAPTER_NUMBER}.`);
+
+/** A chapter number in a path, else 400 invalid_request before the handler runs. */
+export const chapterNumberPipe = (): PipeTransform<unknown, number> => ({
+  transform(value: unknown): number {
+    const number = parseChapterNumber(value);
+    if (number === null) throw invalidChapterNumber();
+    return number;
+  },
+});

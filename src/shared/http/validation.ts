@@ -1,5 +1,17 @@
-import { type PipeTransform, ValidationPipe, type ValidationError } from '@nestjs/common';
+import { type ArgumentMetadata, type PipeTransform, ValidationPipe, type ValidationError } from '@nestjs/common';
+import { Transform } from 'class-transformer';
 import { ApiError } from '../errors/api-error.js';
+
+/**
+ * Nest's pipe converts a path parameter declared `number` with `+value` before the
+ * parameter's own pipe runs, so that pipe would see 16 for "0x10", 1000 for "1e3" and 1
+ * for " 1". Path parameters are left as sent: each one's own pipe checks the text.
+ */
+class PathParamsAsSentValidationPipe extends ValidationPipe {
+  protected override transformPrimitive(value: unknown, metadata: ArgumentMetadata): unknown {
+    return metadata.type === 'param' ? value : super.transformPrimitive(value, metadata);
+  }
+}
 
 /**
  * Validates bodies and queries against their DTO classes. A failure is a 400
@@ -8,7 +20,7 @@ import { ApiError } from '../errors/api-error.js';
  * rather than be silently ignored.
  */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new PathParamsAsSentValidationPipe({
     transform: true,
     whitelist: true,
     forbidNonWhitelisted: true,
@@ -56,3 +68,11 @@ export function noQueryParametersPipe(endpoint: string): PipeTransform<Record<st
     },
   };
 }
+
+/**
+ * An integer query parameter. Query values arrive as text, and `@Type(() => Number)` would
+ * read "1e2" as 100, "0x10" as 16 and " 2" as 2 (and "1e21" as a number no SQL OFFSET
+ * takes); only decimal digits are converted here, anything else is left for `@IsInt` to refuse.
+ */
+export const IntegerQueryParam = () =>
+  Transform(({ value }) => (typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value));

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { invalidChapterNumber, parseChapterNumber } from '../../../shared/http/identifiers.js';
 import type { Environment } from '../../../shared/tenancy/tenant.js';
 import { CatalogService, type ChapterNarration, type Novel } from '../../catalog/index.js';
 import { EntitlementsService } from '../../entitlements/index.js';
@@ -42,8 +41,7 @@ export class AudioService {
    * audio_not_ready). The URL is handed out only after its audit row is written: if that
    * write fails, the request fails.
    */
-  async streamUrl(caller: Principal, novelId: string, chapterParam: string, subscriberId: string): Promise<ChapterStream> {
-    const chapterNumber = await this.chapterNumberOf(caller.environment, novelId, chapterParam);
+  async streamUrl(caller: Principal, novelId: string, chapterNumber: number, subscriberId: string): Promise<ChapterStream> {
     // The subscriber's features are read once: audio decides the first check, early access the drip.
     const features = this.entitlements.features(caller, subscriberId);
     const [{ narration }, { audio: planIncludesAudio }, release] = await Promise.all([
@@ -76,20 +74,7 @@ export class AudioService {
   }
 
   /** The narration of one chapter of a published novel. */
-  async chapterNarration(environment: Environment, novelId: string, chapterParam: string): Promise<ChapterNarration> {
-    const chapterNumber = await this.chapterNumberOf(environment, novelId, chapterParam);
+  async chapterNarration(environment: Environment, novelId: string, chapterNumber: number): Promise<ChapterNarration> {
     return (await this.catalog.publishedNarration(environment, novelId, chapterNumber)).narration;
-  }
-
-  /**
-   * The chapter number of a path. The contract's order finds the novel before it judges
-   * the chapter number, so a malformed number is a 400 only for a novel that exists; a
-   * well-formed one costs no extra query.
-   */
-  private async chapterNumberOf(environment: Environment, novelId: string, chapterParam: string): Promise<number> {
-    const chapterNumber = parseChapterNumber(chapterParam);
-    if (chapterNumber !== null) return chapterNumber;
-    await this.catalog.publishedNovel(environment, novelId);
-    throw invalidChapterNumber();
   }
 }

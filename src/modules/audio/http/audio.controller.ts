@@ -2,7 +2,7 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ErrorBodyDto } from '../../../shared/http/error-body.dto.js';
 import { Extension } from '../../../shared/http/extension.decorator.js';
-import { novelIdPipe } from '../../../shared/http/identifiers.js';
+import { chapterNumberPipe, novelIdPipe } from '../../../shared/http/identifiers.js';
 import { readingPaths } from '../../../shared/http/surfaces.js';
 import { noQueryParametersPipe } from '../../../shared/http/validation.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
@@ -11,8 +11,8 @@ import { AudioService } from '../application/audio.service.js';
 import { ChapterAudioDto, chapterAudioDto, NovelAudioDto, novelAudioDto, StreamQueryDto, StreamResponseDto, streamResponseDto } from './audio.dto.js';
 
 const novelId = () => Param('id', novelIdPipe());
-// Read as text: the contract's order judges the chapter number after finding the novel (AudioService).
-const chapterNumber = () => Param('chapterNumber');
+// Malformed identifiers are refused (400) before anything is looked up, as on every route.
+const chapterNumber = () => Param('chapterNumber', chapterNumberPipe());
 const CHAPTER_NUMBER_PARAM = { name: 'chapterNumber', schema: { type: 'integer', minimum: 1 }, description: '1-indexed.' } as const;
 const NOVEL_PARAM = { name: 'id', description: 'Novel slug.', example: 'the-heir' } as const;
 const NOT_FOUND = 'invalid_request: the novel does not exist or was removed; not_found: the novel has no such chapter';
@@ -28,7 +28,7 @@ export class AudioController {
     summary: 'Signed audio URL',
     description: [
       'A short-lived signed URL to the chapter\'s mp3, for a subscriber whose plan includes audio and to whom the drip has released the chapter.',
-      'Checked in this order: the novel exists (404 invalid_request); the chapter number is an integer of at least 1 (400) within the novel (404 not_found);',
+      'Malformed parameters are refused first (400). Then, in this order: the novel exists (404 invalid_request) and has the chapter (404 not_found);',
       'the plan includes audio (403 plan_without_audio) and the chapter is released (403 chapter_locked); the audio is rendered (404 audio_not_ready).',
       'Every URL issued is recorded in an audit log with the subscriber and the calling client.',
     ].join(' '),
@@ -42,7 +42,7 @@ export class AudioController {
   async stream(
     @CurrentPrincipal() caller: Principal,
     @novelId() id: string,
-    @chapterNumber() chapter: string,
+    @chapterNumber() chapter: number,
     @Query() query: StreamQueryDto,
   ): Promise<StreamResponseDto> {
     return streamResponseDto(await this.audio.streamUrl(caller, id, chapter, query.subscriber_id));
@@ -82,7 +82,7 @@ export class AudioController {
   async chapterAudio(
     @CurrentTenant() tenant: Tenant,
     @novelId() id: string,
-    @chapterNumber() chapter: string,
+    @chapterNumber() chapter: number,
     @Query(noQueryParametersPipe('GET /novels/{id}/chapters/{chapterNumber}/audio')) _query: Record<string, never>,
   ): Promise<ChapterAudioDto> {
     return chapterAudioDto(await this.audio.chapterNarration(tenant.environment, id, chapter));

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, Length, Max, Min } from 'class-validator';
 import { IsNovelId } from '../../../shared/http/identifiers.js';
+import { IntegerQueryParam } from '../../../shared/http/validation.js';
 import type { Category, Novel } from '../domain/catalog.js';
 
 export class CategoryDto {
@@ -13,6 +14,10 @@ export class CategoryDto {
 export class CategoryListDto {
   @ApiProperty({ type: [CategoryDto], description: 'Ordered by sort_order.' }) data: CategoryDto[];
 }
+
+/** Far beyond any catalog (100 million novels at 100 a page), and the offset stays an ordinary integer. */
+const MAX_PAGE = 1_000_000;
+const PAGE_RULE = `page must be an integer from 1 to ${MAX_PAGE}`;
 
 export class NovelQueryDto {
   @ApiPropertyOptional({ description: 'Filter by category; valid values come from GET /categories.', example: 'romance' })
@@ -31,16 +36,17 @@ export class NovelQueryDto {
   @IsBoolean({ message: 'has_audio must be true or false' })
   has_audio?: boolean;
 
-  @ApiPropertyOptional({ minimum: 1, default: 1 })
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE, default: 1 })
   @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'page must be an integer of at least 1' })
-  @Min(1, { message: 'page must be an integer of at least 1' })
+  @IntegerQueryParam()
+  @IsInt({ message: PAGE_RULE })
+  @Min(1, { message: PAGE_RULE })
+  @Max(MAX_PAGE, { message: PAGE_RULE })
   page: number = 1;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
   @IsOptional()
-  @Type(() => Number)
+  @IntegerQueryParam()
   @IsInt({ message: 'page_size must be an integer from 1 to 100' })
   @Min(1, { message: 'page_size must be an integer from 1 to 100' })
   @Max(100, { message: 'page_size must be an integer from 1 to 100' })

@@ -7,6 +7,13 @@ export interface ClientCredentials {
   clientSecret: string;
 }
 
+/**
+ * What a client id can look like: ours are `live_` or `sbx_` and 24 hex digits; this is
+ * looser so the format may change, yet an id outside it names no credential and is refused
+ * without a lookup (a NUL in one would even fail the query: PostgreSQL refuses it in text).
+ */
+export const CLIENT_ID_PATTERN = /^[A-Za-z0-9._~-]{1,64}$/;
+
 export type ClientAuthentication =
   | { kind: 'credentials'; credentials: ClientCredentials }
   | { kind: 'missing' }
@@ -33,7 +40,12 @@ export function readClientAuthentication(
   if (typeof body.client_id !== 'string' || typeof body.client_secret !== 'string' || !body.client_id || !body.client_secret) {
     return { kind: 'malformed', reason: 'client_id and client_secret must both be given once, as text.' };
   }
-  return { kind: 'credentials', credentials: { clientId: body.client_id, clientSecret: body.client_secret } };
+  return checked({ clientId: body.client_id, clientSecret: body.client_secret });
+}
+
+function checked(credentials: ClientCredentials): ClientAuthentication {
+  if (!CLIENT_ID_PATTERN.test(credentials.clientId)) return { kind: 'malformed', reason: 'The client_id is not one this platform issues.' };
+  return { kind: 'credentials', credentials };
 }
 
 /**
@@ -49,7 +61,7 @@ function parseBasic(authorization: string): ClientAuthentication {
     const clientId = formDecode(decoded.slice(0, colon));
     const clientSecret = formDecode(decoded.slice(colon + 1));
     if (!clientSecret) return { kind: 'malformed', reason: 'The Basic authorization header carries no client secret.' };
-    return { kind: 'credentials', credentials: { clientId, clientSecret } };
+    return checked({ clientId, clientSecret });
   } catch {
     return { kind: 'malformed', reason: 'The Basic authorization header is not correctly form-urlencoded.' };
   }

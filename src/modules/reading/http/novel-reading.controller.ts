@@ -2,13 +2,12 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { ApiBadRequestResponse, ApiConflictResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ErrorBodyDto } from '../../../shared/http/error-body.dto.js';
 import { Extension } from '../../../shared/http/extension.decorator.js';
-import { novelIdPipe } from '../../../shared/http/identifiers.js';
+import { chapterNumberPipe, novelIdPipe } from '../../../shared/http/identifiers.js';
 import { readingPaths } from '../../../shared/http/surfaces.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentTenant, RequireScopes } from '../../identity/index.js';
 import { ChapterReadingService } from '../application/chapter-reading.service.js';
 import { EndingsService } from '../application/endings.service.js';
-import { chapterNumberPipe } from './chapter-number.pipe.js';
 import {
   ChapterContentDto,
   ChapterListingDto,

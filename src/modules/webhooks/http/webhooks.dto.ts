@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { ArrayNotEmpty, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IntegerQueryParam } from '../../../shared/http/validation.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../domain/webhook-delivery.repository.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../domain/webhook-event.js';
 
@@ -56,7 +56,7 @@ export class DeliveriesQueryDto {
 
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50, description: 'How many deliveries, most recent first.' })
   @IsOptional()
-  @Type(() => Number)
+  @IntegerQueryParam()
   @Max(100, { message: 'limit must be an integer from 1 to 100' })
   @Min(1, { message: 'limit must be an integer from 1 to 100' })
   @IsInt({ message: 'limit must be an integer from 1 to 100' })

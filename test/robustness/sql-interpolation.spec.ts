@@ -1,0 +1,103 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import ts from 'typescript';
+
+/**
+ * Issue 8: all SQL parameterized. Every value reaches PostgreSQL as a bind parameter
+ * ($1, $2…); text is spliced into SQL only for identifiers and fixed fragments. This
+ * lists every splice into SQL-looking text in src/ (template literals and string
+ * concatenation), so that a new one fails here and is reviewed before it is added below.
+ */
+const REVIEWED: Record<string, string[]> = {
+  // Column names from constant lists.
+  'src/modules/catalog/infrastructure/typeorm-catalog.repository.ts': [
+    "columnsOf(NOVEL_COLUMNS, '')",
+    "columnsOf(NOVEL_COLUMNS, 'n.')",
+    "NOVEL_COLUMNS.map((c) => `${c} = EXCLUDED.${c}`).join(', ')",
+    "columnsOf(NOVEL_COLUMNS, 'novels.')",
+    "columnsOf(NOVEL_COLUMNS, 'EXCLUDED.')",
+    "columnsOf(CHAPTER_COLUMNS, '')",
+    "columnsOf(CHAPTER_COLUMNS, 'c.')",
+    "CHAPTER_COLUMNS.map((c) => `${c} = EXCLUDED.${c}`).join(', ')",
+    "columnsOf(CHAPTER_COLUMNS, 'chapters.')",
+    "columnsOf(CHAPTER_COLUMNS, 'EXCLUDED.')",
+  ],
+  // A migration's DDL: table and column names, lock classes and batch sizes from constants.
+  'src/database/migrations/1763900400000-reading-rollup.ts': [
+    'BULK_SUBSCRIBERS',
+    'BULK_SUBSCRIBERS + 1',
+    'PARTNER_LOCK_CLASS',
+    'PARTNER_LOCK_CLASS',
+    'SUBSCRIBER_LOCK_CLASS',
+    "rollUp('reading_reader_days', READER_KEY, 'new_activity')",
+    "rollUp('reading_chapter_days', CHAPTER_KEY, 'new_activity')",
+    "rollUp('reading_reader_days', READER_KEY, 'reading_activity')",
+    "rollUp('reading_chapter_days', CHAPTER_KEY, 'reading_activity')",
+    'table',
+    'columns',
+    'table',
+    "sameKey('earlier', 'incoming')",
+    'columns',
+    'day',
+    'source',
+    'columns',
+    'table',
+    "key.map((column) => `stored.${column}`).join(', ')",
+    'columns',
+    'day',
+    'source',
+    'columns',
+    'table',
+    "sameKey('stored', 'touched')",
+    "sameKey('target', 'chain')",
+  ],
+  // A fixed SQL expression, written once because it is used twice.
+  'src/modules/rate-limiting/infrastructure/postgres-rate-limit.store.ts': ['refill', 'refill', 'refill'],
+  // Database names, quoted as identifiers (CREATE DATABASE takes no bind parameters).
+  'src/database/database-location.ts': ['pg.escapeIdentifier(template)', 'pg.escapeIdentifier(name)', 'from'],
+};
+
+const SQL = /\b(SELECT\s|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(TABLE|DATABASE|INDEX)|WHERE\s|TEMPLATE\s)/i;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+  );
+}
+
+/** The expressions spliced into SQL-looking text in one file's code. */
+function splicesIn(file: string, code: string): string[] {
+  const source = ts.createSourceFile(file, code, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isTemplateExpression(node)) {
+      const text = [node.head.text, ...node.templateSpans.map((span) => span.literal.text)].join(' ');
+      if (SQL.test(text)) {
+        found.push(...node.templateSpans.map((span) => span.expression.getText(source)));
+        return; // expressions inside belong to this splice
+      }
+    }
+    if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken) {
+      const literal = [node.left, node.right].find((side) => ts.isStringLiteralLike(side) && SQL.test(side.text));
+      if (literal) found.push([node.left, node.right].find((side) => side !== literal)!.getText(source));
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+test('SQL takes values only as bind parameters: every splice into SQL text is a reviewed identifier or fragment', () => {
+  const root = process.cwd();
+  const splices = Object.fromEntries(
+    sourceFiles(join(root, 'src'))
+      .map((file) => [relative(root, file), splicesIn(file, readFileSync(file, 'utf8'))] as const)
+      .filter(([, found]) => found.length > 0),
+  );
+  expect(splices).toEqual(REVIEWED);
+});
+
+test('the scan finds a value spliced into SQL, in a template or by concatenation (the control case)', () => {
+  const code = 'db.query(`SELECT * FROM novels WHERE id = ${novelId}`); db.query("DELETE FROM t WHERE a = " + x); log(`${a} items`);';
+  expect(splicesIn('probe.ts', code)).toEqual(['novelId', 'x']);
+});
