@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import type { IssuedCredential } from '../../src/modules/identity/index.js';
 import { KidsActivityImporter } from '../../src/modules/kids-engagement/index.js';
 import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
+import { kidsServiceToken } from '../support/tokens.js';
 
 /**
  * GET /kids/v1/engagement/summary (contract 2 and 4.3, DECISIONS 15): active accounts from
@@ -37,22 +38,6 @@ const kidsScope = { scopes: ['kidsapp:engagement:read' as const] };
 
 async function summary(token: string, query = 'period_start=2026-10-01&period_end=2026-10-31') {
   return t.inject({ method: 'GET', url: `/kids/v1/engagement/summary?${query}`, headers: bearer(token) });
-}
-
-async function kidsToken(credential: IssuedCredential): Promise<string> {
-  const response = await t.inject({
-    method: 'POST',
-    url: '/kids/v1/oauth2/token',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: credential.client_id,
-      client_secret: credential.client_secret,
-      scope: 'kidsapp:engagement:read',
-    }).toString(),
-  });
-  expect(response.statusCode).toBe(200);
-  return response.json().access_token;
 }
 
 /** Every string anywhere in a JSON value, keys included. */
@@ -182,13 +167,13 @@ describe('stories and minutes', () => {
 describe('access', () => {
   it("accepts a children's service token and a platform token carrying the scope", async () => {
     const partner = await t.partner({ scopes: ['kidsapp:engagement:read', 'platform:billing:read', 'textapp:analytics:read'] });
-    expect((await summary(await kidsToken(partner))).statusCode).toBe(200);
+    expect((await summary(await kidsServiceToken(t, partner))).statusCode).toBe(200);
     expect((await summary(await t.token(partner))).statusCode).toBe(200);
   });
 
   it("refuses a children's service token on the platform and on the text and audio service (401)", async () => {
     const partner = await t.partner({ scopes: ['kidsapp:engagement:read', 'platform:billing:read', 'textapp:analytics:read'] });
-    const token = await kidsToken(partner);
+    const token = await kidsServiceToken(t, partner);
     for (const url of ['/platform/v1/billing-usage?product=kidsapp', '/v1/analytics/engagement']) {
       const response = await t.inject({ method: 'GET', url, headers: bearer(token) });
       expect({ url, status: response.statusCode, error: response.json().error }).toEqual({ url, status: 401, error: 'invalid_token' });
