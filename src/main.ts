@@ -1,3 +1,5 @@
+// First: V8 heap settings must be in place before the other modules allocate.
+import './bootstrap/v8-heap.js';
 import 'reflect-metadata';
 import { createApp } from './bootstrap/create-app.js';
 import { ConfigError, loadConfig, type AppConfig } from './config/app-config.js';

@@ -1,9 +1,10 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
 import { AppModule } from '../app.module.js';
 import { HTTP_REQUEST_TIMEOUT_MS, type AppConfig } from '../config/app-config.js';
 import { createRootLogger, NestJsonLogger } from '../observability/logger.js';
@@ -28,6 +29,7 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
   const logger = createRootLogger(config.logLevel);
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
+    logController: new OneLinePerRequest(),
     bodyLimit: BODY_LIMIT_BYTES,
     // A caller's own x-request-id is kept when it is safe to log; otherwise we mint one.
     requestIdHeader: false,
@@ -99,6 +101,23 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   ];
   // Destroyed once the answer is flushed: a stalled client would never close its side.
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
+}
+
+/**
+ * One log line per request, written when it completes, with the request and the answer
+ * (Fastify's default writes two, "incoming request" and "request completed", at info:
+ * twice the serialisation and the redaction for the same facts).
+ */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) {
+      reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    } else if ((reply.log as Logger).isLevelEnabled('info')) {
+      reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    }
+  }
 }
 
 function installRequestHooks(fastify: FastifyInstance, config: AppConfig): void {

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { DateTime } from 'luxon';
 import { chapterReleaseAt, releaseDay, releasedChapterCount, releaseInstantOfDay } from '../../src/modules/drip/index.js';
 
 const at = (iso: string) => new Date(iso);
@@ -69,6 +70,22 @@ describe('the drip rule (DECISIONS 8)', () => {
           return releasedChapterCount({ startedAt, earlyAccess: true }, n, now) >= releasedChapterCount({ startedAt, earlyAccess: false }, n, now);
         }),
       );
+    });
+
+    // The definition of DECISIONS 8 read directly from the tz database, as releaseDay
+    // computed it before release instants were memoised (issue 9).
+    const directReleaseDay = (x: Date) => {
+      const local = DateTime.fromJSDate(x, { zone: 'America/Sao_Paulo' });
+      const day = Math.round(Date.UTC(local.year, local.month - 1, local.day) / (24 * HOUR));
+      const sixOClock = DateTime.fromObject({ year: local.year, month: local.month, day: local.day, hour: 6 }, { zone: 'America/Sao_Paulo' });
+      return x.getTime() >= sixOClock.toMillis() ? day : day - 1;
+    };
+
+    it('the memoised release day equals the definition read directly from the tz database', () => {
+      const nearSix = fc.integer({ min: 0, max: 9_000 }).chain((day) =>
+        fc.integer({ min: -3 * HOUR, max: 3 * HOUR }).map((shift) => new Date(Date.UTC(2010, 0, 1) + day * 24 * HOUR + 9 * HOUR + shift)),
+      );
+      fc.assert(fc.property(fc.oneof(instant, nearSix), (x) => releaseDay(x) === directReleaseDay(x)), { numRuns: 2_000 });
     });
 
     it('chapter n is released exactly when the count reaches n', () => {

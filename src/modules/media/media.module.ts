@@ -8,7 +8,6 @@ import { LocalMediaController } from './http/local-media.controller.js';
 import { VoicesController } from './http/voices.controller.js';
 import { LocalMediaStorage } from './infrastructure/local-media.storage.js';
 import { MusicMetadataAudioProbe } from './infrastructure/music-metadata-audio.probe.js';
-import { S3MediaStorage } from './infrastructure/s3-media.storage.js';
 import { TypeOrmStreamAuditRepository } from './infrastructure/typeorm-stream-audit.repository.js';
 
 /** Narration storage and delivery, the stream URL audit log, and the voice catalog. */
@@ -19,8 +18,10 @@ import { TypeOrmStreamAuditRepository } from './infrastructure/typeorm-stream-au
     {
       provide: MediaStorage,
       inject: [AppConfig, LocalMediaStorage],
-      useFactory: (config: AppConfig, local: LocalMediaStorage): MediaStorage =>
-        config.storage === 's3' ? new S3MediaStorage(config.s3!) : local,
+      // The AWS SDK is loaded only when S3 is configured: it adds about 25 MB to every
+      // process's memory (issue 9), and the default storage is local.
+      useFactory: async (config: AppConfig, local: LocalMediaStorage): Promise<MediaStorage> =>
+        config.storage === 's3' ? new (await import('./infrastructure/s3-media.storage.js')).S3MediaStorage(config.s3!) : local,
     },
     { provide: AudioProbe, useClass: MusicMetadataAudioProbe },
     { provide: StreamAuditRepository, useClass: TypeOrmStreamAuditRepository },

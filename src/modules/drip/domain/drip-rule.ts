@@ -24,26 +24,45 @@ export interface DripInput {
  * The release day of an instant, as a day number (days since 1970-01-01 of the São Paulo
  * calendar date d with 06:00 SP on d ≤ x < 06:00 SP on d + 1). Day numbers subtract
  * as calendar days whatever the offsets in between.
+ *
+ * Found by bracketing the instant between two release instants (memoised per day), so
+ * the tz database is read once per day number, not once per call: the chapter listing
+ * asks for dozens of release instants per request.
  */
 export function releaseDay(instant: Date): number {
-  const local = DateTime.fromJSDate(instant, { zone: DRIP_TIME_ZONE });
-  const day = dayNumber(local.year, local.month, local.day);
-  return instant.getTime() >= releaseInstantOfDay(day).getTime() ? day : day - 1;
+  const ms = instant.getTime();
+  // 06:00 SP falls between 08:00 and about 09:07 UTC in every offset São Paulo ever had, so
+  // this guess is the answer or next to it.
+  let day = Math.floor((ms - 9 * 60 * 60 * 1000) / DAY_MS);
+  while (ms < releaseInstantMs(day)) day -= 1;
+  while (ms >= releaseInstantMs(day + 1)) day += 1;
+  return day;
 }
 
 /** 06:00 São Paulo on the calendar date of a day number. 06:00 always exists: SP switched at midnight. */
 export function releaseInstantOfDay(day: number): Date {
-  const date = DateTime.fromMillis(day * DAY_MS, { zone: 'utc' });
-  return DateTime.fromObject(
-    { year: date.year, month: date.month, day: date.day, hour: RELEASE_HOUR },
-    { zone: DRIP_TIME_ZONE },
-  ).toJSDate();
+  return new Date(releaseInstantMs(day));
+}
+
+/** Release instants already computed, by day number. Bounded: a few thousand days cover every live reader. */
+const releaseInstants = new Map<number, number>();
+const RELEASE_INSTANT_CACHE_SIZE = 50_000;
+
+function releaseInstantMs(day: number): number {
+  let ms = releaseInstants.get(day);
+  if (ms === undefined) {
+    const date = DateTime.fromMillis(day * DAY_MS, { zone: 'utc' });
+    ms = DateTime.fromObject({ year: date.year, month: date.month, day: date.day, hour: RELEASE_HOUR }, { zone: DRIP_TIME_ZONE }).toMillis();
+    if (releaseInstants.size >= RELEASE_INSTANT_CACHE_SIZE) releaseInstants.clear();
+    releaseInstants.set(day, ms);
+  }
+  return ms;
 }
 
 /** When chapter `chapterNumber` (1-indexed) is released for the subscriber. */
 export function chapterReleaseAt({ startedAt, earlyAccess }: DripInput, chapterNumber: number): Date {
   if (chapterNumber <= 1) return startedAt;
-  const scheduled = releaseInstantOfDay(releaseDay(startedAt) + chapterNumber - 1).getTime() - earlyShift(earlyAccess);
+  const scheduled = releaseInstantMs(releaseDay(startedAt) + chapterNumber - 1) - earlyShift(earlyAccess);
   return new Date(Math.max(scheduled, startedAt.getTime()));
 }
 
@@ -54,7 +73,3 @@ export function releasedChapterCount({ startedAt, earlyAccess }: DripInput, tota
 }
 
 const earlyShift = (earlyAccess: boolean) => (earlyAccess ? EARLY_ACCESS_MS : 0);
-
-function dayNumber(year: number, month: number, day: number): number {
-  return Math.round(Date.UTC(year, month - 1, day) / DAY_MS);
-}

@@ -57,17 +57,12 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
   }
 
   async listForSubscriber(tenant: Tenant, subscriberId: string): Promise<Entitlement[]> {
-    const rows = await this.db.manager.getRepository(EntitlementEntity).find({
-      where: { partnerId: tenant.partnerId, environment: tenant.environment, subscriberId },
-      order: { product: 'ASC' },
-    });
-    return rows.map((row) => ({
-      product: row.product as Product,
-      status: row.status as EntitlementStatus,
-      partnerPlan: row.partnerPlan,
-      internalPlan: row.internalPlan as InternalPlan,
-      updatedAt: row.updatedAt,
-    }));
+    // Plain SQL: every reading and playback request reads it (issue 9).
+    return this.db.query<Entitlement>(
+      `SELECT product, status, partner_plan AS "partnerPlan", internal_plan AS "internalPlan", updated_at AS "updatedAt"
+         FROM entitlements WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 ORDER BY product`,
+      [tenant.partnerId, tenant.environment, subscriberId],
+    );
   }
 
   async countActive(tenant: Tenant, product: Product): Promise<number> {

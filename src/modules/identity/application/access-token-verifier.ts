@@ -58,7 +58,9 @@ export class AccessTokenVerifier {
     let claims: AccessTokenClaims;
     try {
       claims = await this.jwt.verifyAsync<AccessTokenClaims>(token, {
-        publicKey,
+        // @nestjs/jwt types the key as string | Buffer but hands it to jsonwebtoken, which
+        // takes a KeyObject and then does not parse a PEM on every verification (issue 9).
+        publicKey: publicKey as unknown as Buffer,
         algorithms: ['ES256'],
         issuer: issuerUrl(this.config.publicBaseUrl, issuer),
         audience: this.config.publicBaseUrl,

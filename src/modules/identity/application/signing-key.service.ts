@@ -12,7 +12,8 @@ const KEY_REFRESH_SECONDS = 30;
 const UNKNOWN_KID_RELOAD_MS = 1000;
 
 interface LoadedKey extends StoredSigningKey {
-  publicKeyPem: string;
+  /** Parsed once per key: parsing it per verification cost more than the ECDSA check (issue 9). */
+  publicKey: KeyObject;
   privateKey?: KeyObject;
 }
 
@@ -64,7 +65,7 @@ export class SigningKeyService implements OnModuleInit {
   }
 
   /** The public key for `kid`, if the issuer has published it. */
-  async verificationKey(issuer: TokenIssuer, kid: string): Promise<string | undefined> {
+  async verificationKey(issuer: TokenIssuer, kid: string): Promise<KeyObject | undefined> {
     let entry = await this.keys(issuer);
     let key = entry.keys.find((k) => k.kid === kid);
     if (!key && Date.now() - entry.loadedAt > UNKNOWN_KID_RELOAD_MS) {
@@ -72,7 +73,7 @@ export class SigningKeyService implements OnModuleInit {
       key = entry.keys.find((k) => k.kid === kid);
     }
     if (!key || !publishedKeysAt(entry.keys, new Date(), this.policy).includes(key)) return undefined;
-    return key.publicKeyPem;
+    return key.publicKey;
   }
 
   async jwks(issuer: TokenIssuer): Promise<{ keys: Record<string, unknown>[] }> {
@@ -105,7 +106,7 @@ export class SigningKeyService implements OnModuleInit {
   private async load(issuer: TokenIssuer): Promise<IssuerKeys> {
     const previous = new Map(this.cache.get(issuer)?.keys.map((k) => [k.kid, k]));
     const keys = (await this.repository.list(issuer)).map(
-      (stored): LoadedKey => previous.get(stored.kid) ?? { ...stored, publicKeyPem: pem(stored.publicJwk) },
+      (stored): LoadedKey => previous.get(stored.kid) ?? { ...stored, publicKey: createPublicKey({ key: stored.publicJwk as never, format: 'jwk' }) },
     );
     const entry = { keys, loadedAt: Date.now() };
     this.cache.set(issuer, entry);
@@ -125,9 +126,6 @@ export class SigningKeyService implements OnModuleInit {
     };
   }
 }
-
-const pem = (jwk: Record<string, unknown>) =>
-  createPublicKey({ key: jwk as never, format: 'jwk' }).export({ type: 'spki', format: 'pem' }).toString();
 
 /** RFC 7638 JWK thumbprint: a stable, collision-free key id. */
 function thumbprint(jwk: { kty: string; crv: string; x: string; y: string }): string {

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { JwtService } from '@nestjs/jwt';
-import { randomUUID } from 'node:crypto';
+import { randomUUID, sign, type KeyObject } from 'node:crypto';
 import { AppConfig } from '../../../config/app-config.js';
 import { ApiError } from '../../../shared/errors/api-error.js';
 import type { ClientCredentials } from '../domain/client-authentication.js';
@@ -42,7 +41,6 @@ export class TokenIssuerService {
   constructor(
     private readonly credentials: PartnerCredentialsService,
     private readonly keys: SigningKeyService,
-    private readonly jwt: JwtService,
     @Inject(AppConfig) private readonly config: AppConfig,
   ) {
     this.audience = config.publicBaseUrl;
@@ -71,12 +69,22 @@ export class TokenIssuerService {
       exp: now + ACCESS_TOKEN_LIFETIME_SECONDS,
       jti: randomUUID(),
     };
-    const accessToken = await this.jwt.signAsync(claims, {
-      algorithm: 'ES256',
-      privateKey,
-      header: { alg: 'ES256', kid, typ: 'at+jwt' },
-    });
+    const accessToken = signEs256({ alg: 'ES256', typ: 'at+jwt', kid }, claims, privateKey);
     const response: TokenResponse = { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_LIFETIME_SECONDS };
     return issuer === 'kids' ? { ...response, scope: claims.scope } : response;
   }
 }
+
+/**
+ * A compact JWS signed ES256 (RFC 7515, RFC 7518 3.4: the signature is R || S, 64 bytes).
+ * Written with node:crypto directly: jsonwebtoken's option checks, stream wrappers and
+ * DER-to-JOSE conversion cost the token endpoint about a tenth of its CPU (issue 9).
+ * Tokens are verified as before (AccessTokenVerifier, any JOSE library).
+ */
+function signEs256(header: Record<string, string>, claims: AccessTokenClaims, privateKey: KeyObject): string {
+  const input = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(claims))}`;
+  const signature = sign('sha256', Buffer.from(input, 'utf8'), { key: privateKey, dsaEncoding: 'ieee-p1363' });
+  return `${input}.${signature.toString('base64url')}`;
+}
+
+const base64url = (text: string) => Buffer.from(text, 'utf8').toString('base64url');

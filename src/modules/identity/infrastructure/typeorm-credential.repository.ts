@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../../shared/persistence/typeorm-unit-of-work.js';
-import type { Environment } from '../../../shared/tenancy/tenant.js';
 import { CredentialRepository, type CredentialRecord } from '../domain/credential.repository.js';
-import type { Scope } from '../domain/scopes.js';
 import { CredentialEntity, PartnerEntity } from './identity.entities.js';
 
 @Injectable()
@@ -25,16 +23,13 @@ export class TypeOrmCredentialRepository extends CredentialRepository {
   }
 
   async findByClientId(clientId: string): Promise<CredentialRecord | null> {
-    const row = await this.db.manager.getRepository(CredentialEntity).findOneBy({ clientId });
-    if (!row) return null;
-    return {
-      clientId: row.clientId,
-      partnerId: row.partnerId,
-      secretHash: row.secretHash,
-      scopes: row.scopes as Scope[],
-      environment: row.environment as Environment,
-      revokedAt: row.revokedAt,
-    };
+    // Plain SQL: the token endpoint reads it on every request (issue 9).
+    const [row] = await this.db.query<CredentialRecord>(
+      `SELECT client_id AS "clientId", partner_id AS "partnerId", secret_hash AS "secretHash", scopes, environment, revoked_at AS "revokedAt"
+         FROM credentials WHERE client_id = $1`,
+      [clientId],
+    );
+    return row ?? null;
   }
 
   async revoke(clientId: string, at: Date): Promise<boolean> {

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { parseFile } from 'music-metadata';
 import { stat } from 'node:fs/promises';
 import { AudioImportError, AudioProbe, type Mp3Facts } from '../domain/audio.probe.js';
 
@@ -13,6 +12,8 @@ export class MusicMetadataAudioProbe extends AudioProbe {
       throw new AudioImportError(`Cannot read "${filePath}": ${error.code ?? error.message}`);
     });
     if (!file.isFile()) throw new AudioImportError(`"${filePath}" is not a file`);
+    // Loaded on first use: only imports read audio, and the parser weighs on every process's memory.
+    const { parseFile } = await import('music-metadata');
     // duration: true scans every frame when the file has no header that states it.
     const { format } = await parseFile(filePath, { duration: true, skipCovers: true }).catch(() => {
       throw new AudioImportError(`"${filePath}" is not an mp3 file: its audio format is not recognised`);

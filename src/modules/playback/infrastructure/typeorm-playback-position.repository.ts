@@ -25,10 +25,12 @@ export class TypeOrmPlaybackPositionRepository extends PlaybackPositionRepositor
   }
 
   async find(tenant: Tenant, subscriberId: string, novelId: string): Promise<PlaybackPosition | null> {
-    const row = await this.db.manager
-      .getRepository(PlaybackPositionEntity)
-      .findOneBy({ partnerId: tenant.partnerId, environment: tenant.environment, subscriberId, novelId });
-    return row && { novelId: row.novelId, chapterNumber: row.chapterNumber, positionSeconds: row.positionSeconds, updatedAt: row.updatedAt };
+    const [row] = await this.db.query<PlaybackPosition>(
+      `SELECT novel_id AS "novelId", chapter_number AS "chapterNumber", position_seconds AS "positionSeconds", updated_at AS "updatedAt"
+         FROM playback_positions WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND novel_id = $4`,
+      [tenant.partnerId, tenant.environment, subscriberId, novelId],
+    );
+    return row ?? null;
   }
 
   async delete(tenant: Tenant, subscriberId: string, novelId: string): Promise<void> {

@@ -37,7 +37,9 @@ export class ChapterReadingService {
       novel,
       chapters: chapters.map((chapter) => {
         const release = chapterRelease(reader.progress, chapter.number, reader.earlyAccess, now);
-        return { ...chapter, release: { status: chapterStatus(release), unlocksAt: release.unlocksAt } };
+        // Named properties, not { ...chapter, release }: V8 allocated those spread copies
+        // straight into the old generation, which then filled with garbage under load (issue 9).
+        return { number: chapter.number, title: chapter.title, durationSeconds: chapter.durationSeconds, release: { status: chapterStatus(release), unlocksAt: release.unlocksAt } };
       }),
     };
   }

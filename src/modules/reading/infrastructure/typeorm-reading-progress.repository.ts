@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { IsNull, LessThan } from 'typeorm';
+import { IsNull } from 'typeorm';
 import { Db } from '../../../shared/persistence/typeorm-unit-of-work.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import type { NovelProgress } from '../domain/novel-progress.js';
 import { ReadingProgressRepository } from '../domain/reading-progress.repository.js';
 import { NovelProgressEntity } from './reading.entities.js';
+
+const PROGRESS_SELECT = `novel_id AS "novelId", started_at AS "startedAt", current_chapter AS "currentChapter", finished_at AS "finishedAt", chosen_choice_id AS "chosenChoiceId"`;
 
 const subscriberKey = (tenant: Tenant, subscriberId: string) => ({
   partnerId: tenant.partnerId,
@@ -29,14 +31,21 @@ export class TypeOrmReadingProgressRepository extends ReadingProgressRepository 
     ]);
   }
 
+  // The hot reads and the per-write update are plain SQL (issue 9: the query builder cost
+  // more CPU than PostgreSQL spent answering them).
   async find(tenant: Tenant, subscriberId: string, novelId: string): Promise<NovelProgress | null> {
-    const row = await this.rows.findOneBy({ ...subscriberKey(tenant, subscriberId), novelId });
-    return row ? toProgress(row) : null;
+    const [row] = await this.db.query<NovelProgress>(
+      `SELECT ${PROGRESS_SELECT} FROM novel_progress WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND novel_id = $4`,
+      [tenant.partnerId, tenant.environment, subscriberId, novelId],
+    );
+    return row ?? null;
   }
 
   async listForSubscriber(tenant: Tenant, subscriberId: string): Promise<NovelProgress[]> {
-    const rows = await this.rows.find({ where: subscriberKey(tenant, subscriberId), order: { startedAt: 'DESC', novelId: 'ASC' } });
-    return rows.map(toProgress);
+    return this.db.query<NovelProgress>(
+      `SELECT ${PROGRESS_SELECT} FROM novel_progress WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 ORDER BY started_at DESC, novel_id`,
+      [tenant.partnerId, tenant.environment, subscriberId],
+    );
   }
 
   async unfinishedNovelIds(tenant: Tenant, subscriberId: string): Promise<string[]> {
@@ -60,7 +69,11 @@ export class TypeOrmReadingProgressRepository extends ReadingProgressRepository 
 
   async advanceCurrentChapter(tenant: Tenant, subscriberId: string, novelId: string, chapterNumber: number): Promise<void> {
     // The condition sits in the one UPDATE, so concurrent reads of different chapters only move it forward.
-    await this.rows.update({ ...subscriberKey(tenant, subscriberId), novelId, currentChapter: LessThan(chapterNumber) }, { currentChapter: chapterNumber });
+    await this.db.query(
+      `UPDATE novel_progress SET current_chapter = $5
+        WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND novel_id = $4 AND current_chapter < $5`,
+      [tenant.partnerId, tenant.environment, subscriberId, novelId, chapterNumber],
+    );
   }
 }
 

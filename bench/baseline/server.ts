@@ -1,0 +1,366 @@
+// The bare baseline of `npm run bench`: Fastify and pg, no Nest, no validation library, no
+// ORM. It answers the hot endpoints with the statements the service runs (./sql.ts), in
+// the same order and grouping (what the service runs in parallel, this runs in parallel),
+// so the distance between the two is the cost of everything around the SQL.
+//
+// Env: DATABASE_URL, PORT, SERVER_SECRET and PUBLIC_BASE_URL (the service's, so that it
+// accepts the service's tokens and signs the same stream URLs).
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import pg from 'pg';
+import { mediaUrlSigner, Tokens, type Principal } from './auth.js';
+import { chapterRelease, releasedChapterCount, type Progress } from './drip.js';
+import * as sql from './sql.js';
+
+const env = (name: string) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`baseline: ${name} is required`);
+  return value;
+};
+
+const publicBaseUrl = env('PUBLIC_BASE_URL');
+const serverSecret = env('SERVER_SECRET');
+// The service's pool size (src/database/data-source-options.ts).
+const pool = new pg.Pool({ connectionString: env('DATABASE_URL'), max: 20 });
+const tokens = new Tokens(pool, serverSecret, publicBaseUrl);
+await tokens.loadKeys();
+const signMediaUrl = mediaUrlSigner(serverSecret);
+const STREAM_URL_TTL_SECONDS = 1200;
+
+const SUBSCRIBER_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
+const NOVEL_ID = /^(?=.{1,100}$)[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+class Failure extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    description: string,
+  ) {
+    super(description);
+  }
+}
+const invalid = (description: string) => new Failure(400, 'invalid_request', description);
+
+const app = Fastify({ logger: false });
+
+app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
+  if (error instanceof Failure) return reply.status(error.status).send({ error: error.code, error_description: error.message });
+  const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 500;
+  return reply.status(status).send({ error: status === 500 ? 'server_error' : 'invalid_request', error_description: error.message });
+});
+app.setNotFoundHandler((request, reply) =>
+  reply.status(404).send({ error: 'not_found', error_description: `No endpoint answers ${request.method} ${request.url.split('?')[0]}.` }),
+);
+
+app.get('/health/live', async () => ({ status: 'ok' }));
+
+/** The access check of every protected route: a cached token lookup and the scopes. */
+async function authorize(request: FastifyRequest, ...anyOf: string[]): Promise<Principal> {
+  const principal = await tokens.principal(request.headers.authorization);
+  if (!principal || principal.environment !== 'live') throw new Failure(401, 'invalid_token', 'The access token is missing, invalid or expired.');
+  if (anyOf.length > 0 && !anyOf.some((scope) => principal.scopes.has(scope))) throw new Failure(403, 'insufficient_scope', `The token needs one of: ${anyOf.join(', ')}.`);
+  return principal;
+}
+
+function onlyParameters(query: Record<string, string>, allowed: readonly string[]): void {
+  for (const name of Object.keys(query)) if (!allowed.includes(name)) throw invalid(`property ${name} should not exist`);
+}
+
+function subscriberId(value: unknown, name = 'subscriber id'): string {
+  if (typeof value !== 'string' || !SUBSCRIBER_ID.test(value)) throw invalid(`${name} must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -.`);
+  return value;
+}
+
+function novelId(value: unknown, name = 'novel id'): string {
+  if (typeof value !== 'string' || !NOVEL_ID.test(value)) throw invalid(`${name} must be a lowercase slug.`);
+  return value;
+}
+
+type Row = Record<string, unknown>;
+const query = async (text: string, values: unknown[]): Promise<Row[]> => (await pool.query(text, values)).rows;
+
+interface Novel {
+  id: string;
+  title: string;
+  totalChapters: number;
+}
+
+const toNovel = (row: Row): Novel => ({ id: row.id as string, title: row.title as string, totalChapters: row.total_chapters as number });
+
+async function publishedNovel(id: string): Promise<Novel> {
+  const [row] = await query(sql.PUBLISHED_NOVEL, ['live', id]);
+  if (!row) throw new Failure(404, 'invalid_request', `Novel "${id}" does not exist or was removed from the catalog.`);
+  return toNovel(row);
+}
+
+const toProgress = (row: Row | undefined): Progress | null => (row ? (row as unknown as Progress) : null);
+
+interface Features {
+  reading: boolean;
+  audio: boolean;
+  earlyAccess: boolean;
+}
+
+async function features(partnerId: string, subscriber: string): Promise<Features> {
+  const rows = await query(sql.ENTITLEMENTS, [partnerId, 'live', subscriber]);
+  const active = rows.filter((r) => r.status === 'active');
+  const plan = (r: Row) => r.internalPlan as string;
+  return {
+    reading: active.some((r) => r.product === 'textapp' || r.product === 'audioapp'),
+    audio: active.some((r) => plan(r) === 'audio_standard' || plan(r) === 'audio_early'),
+    earlyAccess: active.some((r) => plan(r) === 'text_early' || plan(r) === 'audio_early'),
+  };
+}
+
+/** The subscriber's progress in a novel and early access, in parallel (ChapterReleaseService.readerState). */
+async function readerState(partnerId: string, subscriber: string, novel: string): Promise<{ progress: Progress | null; earlyAccess: boolean }> {
+  const [rows, feats] = await Promise.all([query(sql.PROGRESS, [partnerId, 'live', subscriber, novel]), features(partnerId, subscriber)]);
+  return { progress: toProgress(rows[0]), earlyAccess: feats.earlyAccess };
+}
+
+const notReleased = (novel: string, n: number, release: { started: boolean; unlocksAt: number | null }) =>
+  release.started
+    ? `Chapter ${n} of novel "${novel}" is not yet released for this subscriber; it is expected at ${new Date(release.unlocksAt!).toISOString()}.`
+    : `Chapter ${n} of novel "${novel}" is not yet released: the subscriber has not opened the novel (POST /subscribers/{id}/novels).`;
+
+function integerParameter(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) throw invalid(`${name} must be an integer from ${min} to ${max}`);
+  return n;
+}
+
+app.get('/v1/novels', async (request) => {
+  await authorize(request, 'textapp:catalog:read', 'audioapp:audio:read');
+  const q = request.query as Record<string, string>;
+  onlyParameters(q, ['page', 'page_size', 'category_id', 'tag', 'has_audio']);
+  if (q.category_id !== undefined || q.tag !== undefined || q.has_audio !== undefined) throw invalid('the baseline serves the unfiltered catalog page only');
+  const page = integerParameter(q.page, 'page', 1, 1, 1_000_000);
+  const pageSize = integerParameter(q.page_size, 'page_size', 20, 1, 100);
+  const rows = await query(sql.NOVEL_PAGE, ['live', pageSize, (page - 1) * pageSize]);
+  return {
+    data: rows
+      .filter((r) => r.id !== null)
+      .map((r) => ({
+        id: r.id,
+        title: r.title,
+        synopsis: r.synopsis,
+        author: r.author,
+        category_id: r.category_id,
+        tags: r.tags,
+        language: r.language,
+        cover_url: r.cover_url,
+        total_chapters: r.total_chapters,
+        has_audio: r.has_audio,
+        updated_at: (r.updated_at as Date).toISOString(),
+      })),
+    page,
+    page_size: pageSize,
+    total: rows[0]?.total ?? 0,
+  };
+});
+
+app.get('/v1/novels/:id/chapters', async (request) => {
+  const principal = await authorize(request, 'textapp:catalog:read', 'audioapp:audio:read');
+  const id = novelId((request.params as Row).id);
+  const q = request.query as Record<string, string>;
+  onlyParameters(q, ['subscriber_id']);
+  const subscriber = q.subscriber_id === undefined ? undefined : subscriberId(q.subscriber_id, 'subscriber_id');
+  const novel = await publishedNovel(id);
+  const [chapters, reader] = await Promise.all([
+    query(sql.CHAPTER_SUMMARIES, ['live', id]),
+    subscriber === undefined ? undefined : readerState(principal.partnerId, subscriber, id),
+  ]);
+  const now = Date.now();
+  return {
+    novel_id: novel.id,
+    total_chapters: novel.totalChapters,
+    chapters: chapters.map((c) => {
+      const entry: Record<string, unknown> = { chapter_number: c.number, title: c.title, duration_seconds: c.durationSeconds };
+      if (reader) {
+        const release = chapterRelease(reader.progress, c.number as number, reader.earlyAccess, now);
+        entry.status = !release.started ? 'not_started' : release.released ? 'unlocked' : 'locked';
+        if (release.unlocksAt !== null) entry.unlocks_at = new Date(release.unlocksAt).toISOString();
+      }
+      return entry;
+    }),
+  };
+});
+
+app.get('/v1/subscriber/:id/reading-progress', async (request) => {
+  const principal = await authorize(request, 'textapp:progress:read');
+  const subscriber = subscriberId((request.params as Row).id);
+  onlyParameters(request.query as Record<string, string>, []);
+  const [rows, feats] = await Promise.all([query(sql.PROGRESS_LIST, [principal.partnerId, 'live', subscriber]), features(principal.partnerId, subscriber)]);
+  const ids = rows.map((r) => r.novelId as string);
+  const novels = new Map((ids.length === 0 ? [] : await query(sql.PUBLISHED_NOVELS, ['live', ids])).map((r) => [r.id as string, toNovel(r)]));
+  const now = Date.now();
+  const entries = rows.flatMap((r) => {
+    const novel = novels.get(r.novelId as string);
+    if (!novel) return [];
+    const progress = toProgress(r)!;
+    return [
+      {
+        novel_id: novel.id,
+        title: novel.title,
+        started_at: progress.startedAt.toISOString(),
+        current_chapter: progress.currentChapter,
+        unlocked_chapters: progress.finishedAt ? novel.totalChapters : releasedChapterCount(progress.startedAt.getTime(), feats.earlyAccess, novel.totalChapters, now),
+        total_chapters: novel.totalChapters,
+        finished_at: progress.finishedAt?.toISOString() ?? null,
+        chosen_choice_id: progress.chosenChoiceId,
+      },
+    ];
+  });
+  return { subscriber_id: subscriber, active_novel_count: entries.filter((e) => e.finished_at === null).length, active_novel_limit: 3, novels: entries };
+});
+
+const positionBody = (subscriber: string, novel: string, chapter: number, seconds: number, updatedAt: Date) => ({
+  subscriber_id: subscriber,
+  novel_id: novel,
+  chapter_id: `${novel}-ch${chapter}`,
+  position_seconds: seconds,
+  updated_at: updatedAt.toISOString(),
+});
+
+app.get('/v1/subscribers/:id/playback-position', async (request) => {
+  const principal = await authorize(request, 'audioapp:playback:read');
+  const subscriber = subscriberId((request.params as Row).id);
+  const q = request.query as Record<string, string>;
+  onlyParameters(q, ['novel_id']);
+  if (q.novel_id === undefined) throw invalid('novel_id is required');
+  const id = novelId(q.novel_id, 'novel_id');
+  const [, rows] = await Promise.all([publishedNovel(id), query(sql.POSITION, [principal.partnerId, 'live', subscriber, id])]);
+  const position = rows[0];
+  if (!position) throw new Failure(404, 'not_found', `No playback position is stored for subscriber "${subscriber}" in novel "${id}".`);
+  const chapter = position.chapterNumber as number;
+  const reader = await readerState(principal.partnerId, subscriber, id);
+  const release = chapterRelease(reader.progress, chapter, reader.earlyAccess, Date.now());
+  if (!release.released) throw invalid(notReleased(id, chapter, release));
+  return positionBody(subscriber, id, chapter, position.positionSeconds as number, position.updatedAt as Date);
+});
+
+app.put('/v1/subscribers/:id/playback-position', async (request) => {
+  const principal = await authorize(request, 'audioapp:playback:write');
+  const subscriber = subscriberId((request.params as Row).id);
+  const body = request.body as Row | null;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalid('The body must be a JSON object.');
+  for (const name of Object.keys(body)) if (!['novel_id', 'chapter_id', 'position_seconds'].includes(name)) throw invalid(`property ${name} should not exist`);
+  const id = novelId(body.novel_id, 'novel_id');
+  const chapterId = body.chapter_id;
+  const seconds = body.position_seconds;
+  if (typeof chapterId !== 'string' || chapterId.length < 1 || chapterId.length > 120) throw invalid('chapter_id must be 1 to 120 characters');
+  if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 0 || seconds > 86_400) throw invalid('position_seconds must be an integer from 0 to 86400');
+  const prefix = `${id}-ch`;
+  const digits = chapterId.startsWith(prefix) ? chapterId.slice(prefix.length) : '';
+  if (!/^[1-9]\d{0,8}$/.test(digits)) throw invalid(`chapter_id must name a chapter of novel "${id}" as ${id}-ch1, ${id}-ch2, …`);
+  const chapter = Number(digits);
+  const [novel, reader] = await Promise.all([publishedNovel(id), readerState(principal.partnerId, subscriber, id)]);
+  if (chapter > novel.totalChapters) throw invalid(`chapter_id "${chapterId}" names no chapter of novel "${id}": it has ${novel.totalChapters}.`);
+  const release = chapterRelease(reader.progress, chapter, reader.earlyAccess, Date.now());
+  if (!release.released) throw invalid(notReleased(id, chapter, release));
+  const updatedAt = new Date();
+  const client = await pool.connect();
+  try {
+    await client.query('START TRANSACTION');
+    const [stored] = (await client.query(sql.UPSERT_POSITION, [principal.partnerId, 'live', subscriber, id, chapter, seconds, updatedAt])).rows as Row[];
+    await client.query(sql.RECORD_ACTIVITY, [principal.partnerId, 'live', subscriber, id, chapter, 'audio', updatedAt]);
+    await client.query(sql.ADVANCE_CURRENT_CHAPTER, [principal.partnerId, 'live', subscriber, id, chapter]);
+    await client.query('COMMIT');
+    return positionBody(subscriber, id, stored.chapter_number as number, stored.position_seconds as number, stored.updated_at as Date);
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+});
+
+/**
+ * The stream endpoint as the doors documented for it compose (docs/decisions.md, "Doors
+ * for the stream endpoint"): published chapter (novel and chapter in parallel), features
+ * and progress (in parallel), the contract's order of checks, a signed URL, the audit row.
+ * Re-read the service's controller once it is merged and align this with it.
+ */
+app.get('/v1/novels/:id/chapters/:n/stream', async (request) => {
+  const principal = await authorize(request, 'audioapp:audio:read');
+  const params = request.params as Record<string, string>;
+  const id = novelId(params.id);
+  const n = integerParameter(params.n, 'chapterNumber', 0, 1, 1_000_000);
+  const q = request.query as Record<string, string>;
+  onlyParameters(q, ['subscriber_id']);
+  const subscriber = subscriberId(q.subscriber_id, 'subscriber_id');
+  const [[novelRows, chapterRows], feats, progressRows] = await Promise.all([
+    Promise.all([query(sql.PUBLISHED_NOVEL, ['live', id]), query(sql.CHAPTER, ['live', id, n])]),
+    features(principal.partnerId, subscriber),
+    query(sql.PROGRESS, [principal.partnerId, 'live', subscriber, id]),
+  ]);
+  if (!novelRows[0]) throw new Failure(404, 'invalid_request', `Novel "${id}" does not exist or was removed from the catalog.`);
+  const chapter = chapterRows[0];
+  if (!chapter) throw new Failure(404, 'not_found', `Novel "${id}" has no chapter ${n}.`);
+  if (!feats.audio) throw new Failure(403, 'plan_without_audio', `Subscriber "${subscriber}" has no plan that includes audio.`);
+  const release = chapterRelease(toProgress(progressRows[0]), n, feats.earlyAccess, Date.now());
+  if (!release.released) throw new Failure(403, 'chapter_locked', notReleased(id, n, release));
+  if (chapter.audio_status !== 'ready' || !chapter.audio_key) throw new Failure(404, 'audio_not_ready', `The audio of chapter ${n} is not ready.`);
+  const key = chapter.audio_key as string;
+  const issuedAt = Math.floor(Date.now() / 1000);
+  const expires = issuedAt + STREAM_URL_TTL_SECONDS;
+  await query(sql.RECORD_STREAM_ISSUED, [principal.partnerId, 'live', principal.clientId, subscriber, id, n, new Date(issuedAt * 1000), new Date(expires * 1000)]);
+  return {
+    stream_url: `${publicBaseUrl}/media/${key}?expires=${expires}&signature=${signMediaUrl(key, expires)}`,
+    expires_in: STREAM_URL_TTL_SECONDS,
+    format: 'mp3',
+    duration_seconds: (chapter.audio_duration_seconds as number | null) ?? (chapter.duration_seconds as number),
+  };
+});
+
+app.register(async (scope) => {
+  scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => done(null, new URLSearchParams(body as string)));
+  scope.post('/platform/v1/oauth2/token', async (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    const form = request.body as URLSearchParams | undefined;
+    if (form?.get('grant_type') !== 'client_credentials') throw invalid('grant_type must be client_credentials.');
+    const issued = await tokens.issue(request.headers.authorization);
+    if (!issued) throw new Failure(401, 'invalid_client', 'Client authentication failed.');
+    return issued;
+  });
+});
+
+// The engagement report exists once the analytics rollups are merged (branch kids).
+const hasRollups = (await query(`SELECT to_regclass('reading_reader_days') IS NOT NULL AS present`, []))[0].present === true;
+if (hasRollups) {
+  app.get('/v1/analytics/engagement', async (request) => {
+    const principal = await authorize(request, 'textapp:analytics:read');
+    const q = request.query as Record<string, string>;
+    onlyParameters(q, ['period_start', 'period_end']);
+    if (!DATE.test(q.period_start ?? '') || !DATE.test(q.period_end ?? '')) throw invalid('period_start and period_end must be dates YYYY-MM-DD.');
+    const from = new Date(`${q.period_start}T00:00:00Z`);
+    const until = new Date(new Date(`${q.period_end}T00:00:00Z`).getTime() + 86_400_000);
+    const [[reading], [novels], endings] = await Promise.all([
+      query(sql.ENGAGEMENT_READING_TOTALS, [principal.partnerId, 'live', q.period_start, q.period_end]),
+      query(sql.ENGAGEMENT_STARTED_NOVELS, [principal.partnerId, 'live', from, until]),
+      query(sql.ENGAGEMENT_ENDING_COUNTS, [principal.partnerId, 'live', from, until]),
+    ]);
+    const ratio = (part: number, whole: number, digits: number) => (whole === 0 ? 0 : Math.round((part / whole) * 10 ** digits) / 10 ** digits);
+    return {
+      period_start: q.period_start,
+      period_end: q.period_end,
+      active_readers: reading.active_readers,
+      avg_chapters_read_per_active_reader: ratio(reading.chapters_read as number, reading.active_readers as number, 2),
+      completion_rate: ratio(novels.finished as number, novels.started as number, 4),
+      ending_distribution: endings.filter((e) => (e.count as number) >= 20),
+      minimum_cohort_size: 20,
+      generated_at: new Date().toISOString(),
+    };
+  });
+}
+
+await app.listen({ port: Number(env('PORT')), host: process.env.HOST ?? '127.0.0.1' });
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, async () => {
+    await app.close();
+    await pool.end();
+    process.exit(0);
+  });
+}

@@ -1,0 +1,78 @@
+import pg from 'pg';
+import * as sql from './baseline/sql.js';
+import type { SeededData } from './seed.js';
+
+/** How PostgreSQL runs one hot statement on the seeded data. */
+export interface ExplainedStatement {
+  name: string;
+  /** The plan's nodes, outermost first, e.g. "Index Scan using novel_progress_pkey on novel_progress". */
+  nodes: string[];
+  /** Whether any node reads a whole table (a Seq Scan over more than a few hundred rows is a missing index). */
+  sequentialScans: string[];
+  executionMs: number;
+}
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  'Rows Removed by Filter'?: number;
+  Plans?: PlanNode[];
+}
+
+/**
+ * EXPLAIN ANALYZE of every hot statement (the baseline's copies, which are the service's
+ * statements) with parameters from the seeded data, so the report shows which index
+ * serves each one and that none reads a whole table.
+ */
+export async function explainHotStatements(url: string, data: SeededData): Promise<ExplainedStatement[]> {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  const reader = data.readers[0];
+  const partner = data.partnerId;
+  const statements: [string, string, unknown[]][] = [
+    ['catalog page and total', sql.NOVEL_PAGE, ['live', 20, 480]],
+    ['published novel', sql.PUBLISHED_NOVEL, ['live', reader.novelId]],
+    ['published novels (progress)', sql.PUBLISHED_NOVELS, ['live', data.novelIds.slice(0, 3)]],
+    ['chapter list', sql.CHAPTER_SUMMARIES, ['live', reader.novelId]],
+    ['chapter', sql.CHAPTER, ['live', reader.novelId, reader.chapterNumber]],
+    ['entitlements of a subscriber', sql.ENTITLEMENTS, [partner, 'live', reader.subscriberId]],
+    ['progress in a novel', sql.PROGRESS, [partner, 'live', reader.subscriberId, reader.novelId]],
+    ['progress of a subscriber', sql.PROGRESS_LIST, [partner, 'live', reader.subscriberId]],
+    ['playback position', sql.POSITION, [partner, 'live', reader.subscriberId, reader.novelId]],
+    ['credential', sql.CREDENTIAL, ['live_unknown']],
+  ];
+  const hasRollups = (await db.query(`SELECT to_regclass('reading_reader_days') IS NOT NULL AS present`)).rows[0].present === true;
+  if (hasRollups) {
+    const from = new Date(`${data.period.start}T00:00:00Z`);
+    const until = new Date(new Date(`${data.period.end}T00:00:00Z`).getTime() + 86_400_000);
+    statements.push(
+      ['engagement: reading totals', sql.ENGAGEMENT_READING_TOTALS, [partner, 'live', data.period.start, data.period.end]],
+      ['engagement: started novels', sql.ENGAGEMENT_STARTED_NOVELS, [partner, 'live', from, until]],
+      ['engagement: ending counts', sql.ENGAGEMENT_ENDING_COUNTS, [partner, 'live', from, until]],
+    );
+  }
+  const explained: ExplainedStatement[] = [];
+  try {
+    for (const [name, text, parameters] of statements) {
+      const { rows } = await db.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, parameters);
+      const plan = (rows[0]['QUERY PLAN'] as { Plan: PlanNode; 'Execution Time': number }[])[0];
+      const nodes: string[] = [];
+      const sequentialScans: string[] = [];
+      const walk = (node: PlanNode) => {
+        const on = node['Relation Name'] ? ` on ${node['Relation Name']}` : '';
+        nodes.push(`${node['Node Type']}${node['Index Name'] ? ` using ${node['Index Name']}` : ''}${on}`);
+        const rowsRead = ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0)) * (node['Actual Loops'] ?? 1);
+        if (node['Node Type'] === 'Seq Scan' && rowsRead > 500) sequentialScans.push(`${node['Relation Name']} (${rowsRead} rows)`);
+        for (const child of node.Plans ?? []) walk(child);
+      };
+      walk(plan.Plan);
+      explained.push({ name, nodes, sequentialScans, executionMs: Math.round(plan['Execution Time'] * 1000) / 1000 });
+    }
+  } finally {
+    await db.end();
+  }
+  return explained;
+}

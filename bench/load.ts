@@ -1,0 +1,247 @@
+import autocannon from 'autocannon';
+import type { BenchOptions } from './options.js';
+import type { BenchRequest, Rotation, Scenario } from './scenarios.js';
+import { postgresCpuMs, ProcessSampler, type ProcessUse, type RunningServer } from './servers.js';
+
+/** One server's figures for one endpoint, over every measured round. */
+export interface ServerFigures {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  responses: number;
+  non2xx: number;
+  /** Connection errors and timeouts. */
+  errors: number;
+  statusCodes: Record<string, number>;
+  /** Server CPU time per answered request (user + system), the steadiest figure on a shared machine. */
+  cpuMsPerRequest: number | null;
+  /** PostgreSQL's CPU per request (embedded server only): the same for both servers when they run the same SQL. */
+  postgresCpuMsPerRequest: number | null;
+  /** The load generator's own CPU per request (autocannon runs in the bench process). */
+  loadCpuMsPerRequest: number;
+  rssMaxMb: number | null;
+  rssMeanMb: number | null;
+  /** req/s of each round, to show the spread. */
+  rounds: number[];
+}
+
+export interface EndpointResult {
+  key: string;
+  label: string;
+  status: 'measured' | 'unavailable';
+  /** Why an endpoint was skipped, or what differs. */
+  note?: string;
+  connections: number;
+  service?: ServerFigures;
+  baseline?: ServerFigures;
+  /** service req/s ÷ baseline req/s. */
+  ratio?: number;
+  /** service p99 ÷ baseline p99. */
+  p99Ratio?: number;
+  /** service CPU per request ÷ baseline CPU per request. */
+  cpuRatio?: number;
+}
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+/**
+ * Loads one endpoint on both servers with the same requests at the same concurrency:
+ * a warm-up each, then `rounds` measured rounds in alternating order (service first,
+ * then baseline first, …) so that drift of a shared machine hits both alike.
+ */
+export async function loadEndpoint(
+  scenario: Scenario,
+  rotation: Rotation,
+  service: RunningServer,
+  baseline: RunningServer,
+  options: BenchOptions,
+  postmasterPid?: number,
+): Promise<EndpointResult> {
+  const connections = scenario.connections ?? options.connections;
+  const base = { key: scenario.key, label: scenario.label, connections };
+  const serviceProbe = await probe(service, scenario.request(0, rotation));
+  if (serviceProbe.routeMissing) {
+    log(`bench: ${scenario.label}: not available (the service answers 404 for this route): skipped`);
+    return { ...base, status: 'unavailable', note: 'the service answers 404 for this route (not merged into this build yet)' };
+  }
+  if (serviceProbe.status >= 300) log(`bench: ${scenario.label}: the service's probe answered ${serviceProbe.status} ${serviceProbe.body.slice(0, 300)}`);
+  const baselineProbe = await probe(baseline, scenario.request(0, rotation));
+  const withBaseline = !baselineProbe.routeMissing;
+  if (!withBaseline) log(`bench: ${scenario.label}: the baseline has no such route: service measured alone`);
+  else if (baselineProbe.status >= 300) log(`bench: ${scenario.label}: the baseline's probe answered ${baselineProbe.status} ${baselineProbe.body.slice(0, 300)}`);
+  const bodiesDiffer = withBaseline && !sameAnswer(serviceProbe, baselineProbe);
+  if (bodiesDiffer) {
+    log(`bench: ${scenario.label}: the two servers answer the same request differently:\n  service  ${serviceProbe.body.slice(0, 400)}\n  baseline ${baselineProbe.body.slice(0, 400)}`);
+  }
+
+  const targets = withBaseline ? [service, baseline] : [service];
+  for (const target of targets) await run(target, scenario, rotation, connections, options.warmupSeconds, postmasterPid);
+  const measured = new Map<RunningServer, RunFigures[]>(targets.map((t) => [t, []]));
+  for (let round = 0; round < options.rounds; round++) {
+    const order = round % 2 === 0 ? targets : [...targets].reverse();
+    for (const target of order) measured.get(target)!.push(await run(target, scenario, rotation, connections, options.durationSeconds, postmasterPid));
+  }
+  const serviceFigures = combine(measured.get(service)!);
+  const baselineFigures = withBaseline ? combine(measured.get(baseline)!) : undefined;
+  const result: EndpointResult = {
+    ...base,
+    status: 'measured',
+    service: serviceFigures,
+    baseline: baselineFigures,
+    ratio: baselineFigures ? round3(serviceFigures.requestsPerSecond / baselineFigures.requestsPerSecond) : undefined,
+    p99Ratio: baselineFigures ? round3(serviceFigures.p99Ms / baselineFigures.p99Ms) : undefined,
+    cpuRatio: baselineFigures?.cpuMsPerRequest && serviceFigures.cpuMsPerRequest ? round3(serviceFigures.cpuMsPerRequest / baselineFigures.cpuMsPerRequest) : undefined,
+    note: !withBaseline ? 'the baseline has no such route' : bodiesDiffer ? 'the baseline answers the probe with another body (see the log)' : undefined,
+  };
+  log(
+    `bench: ${scenario.label.padEnd(46)} service ${fmt(serviceFigures)}` +
+      (baselineFigures ? ` | baseline ${fmt(baselineFigures)} | ratio ${result.ratio!.toFixed(2)}, p99 ×${result.p99Ratio!.toFixed(2)}, CPU ×${result.cpuRatio?.toFixed(2) ?? '?'}` : ''),
+  );
+  return result;
+}
+
+interface RunFigures {
+  latencies: Float64Array;
+  durationSeconds: number;
+  responses: number;
+  non2xx: number;
+  errors: number;
+  statusCodes: Record<string, number>;
+  rss: ProcessUse | null;
+  postgresCpuMs: number | null;
+  loadCpuMs: number;
+}
+
+/** One autocannon run against one server; latencies are kept exactly (autocannon's own histogram rounds to whole ms). */
+async function run(target: RunningServer, scenario: Scenario, rotation: Rotation, connections: number, seconds: number, postmasterPid?: number): Promise<RunFigures> {
+  let next = 0;
+  const postgresAtStart = postmasterPid ? postgresCpuMs(postmasterPid) : null;
+  const loadAtStart = process.cpuUsage();
+  let latencies = new Float64Array(1 << 16);
+  let count = 0;
+  const sampler = new ProcessSampler(target.pid);
+  sampler.start();
+  const instance = autocannon({
+    url: target.baseUrl,
+    connections,
+    duration: seconds,
+    requests: [
+      {
+        setupRequest: (request: Record<string, unknown>) => {
+          const { method, path, headers, body } = scenario.request(next++, rotation);
+          request.method = method;
+          request.path = path;
+          request.headers = headers;
+          request.body = body;
+          return request;
+        },
+      },
+    ],
+  });
+  instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => {
+    if (count === latencies.length) {
+      const grown = new Float64Array(latencies.length * 2);
+      grown.set(latencies);
+      latencies = grown;
+    }
+    latencies[count++] = responseTime;
+  });
+  const result = await instance;
+  const rss = sampler.stop();
+  const loadUse = process.cpuUsage(loadAtStart);
+  const postgresAtEnd = postmasterPid ? postgresCpuMs(postmasterPid) : null;
+  const statusCodes: Record<string, number> = {};
+  for (const [code, { count: n }] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = Number(n);
+  return {
+    latencies: latencies.subarray(0, count),
+    durationSeconds: result.duration,
+    responses: count,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    statusCodes,
+    rss,
+    // A backend that exited during the run but was not yet reaped is counted at the start
+    // and nowhere at the end: such a run has no usable figure.
+    postgresCpuMs: postgresAtStart !== null && postgresAtEnd !== null && postgresAtEnd >= postgresAtStart ? postgresAtEnd - postgresAtStart : null,
+    loadCpuMs: (loadUse.user + loadUse.system) / 1000,
+  };
+}
+
+function combine(runs: RunFigures[]): ServerFigures {
+  const total = runs.reduce((n, r) => n + r.latencies.length, 0);
+  const all = new Float64Array(total);
+  let offset = 0;
+  for (const r of runs) {
+    all.set(r.latencies, offset);
+    offset += r.latencies.length;
+  }
+  all.sort();
+  const statusCodes: Record<string, number> = {};
+  for (const r of runs) for (const [code, n] of Object.entries(r.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
+  const rssRuns = runs.map((r) => r.rss).filter((r) => r !== null);
+  const cpuMs = rssRuns.length === runs.length ? rssRuns.reduce((n, r) => n + r.cpuMs, 0) : null;
+  const postgresMs = runs.every((r) => r.postgresCpuMs !== null) ? runs.reduce((n, r) => n + r.postgresCpuMs!, 0) : null;
+  const responses = runs.reduce((n, r) => n + r.responses, 0);
+  const seconds = runs.reduce((n, r) => n + r.durationSeconds, 0);
+  return {
+    requestsPerSecond: Math.round(responses / seconds),
+    p50Ms: round2(percentile(all, 0.5)),
+    p99Ms: round2(percentile(all, 0.99)),
+    responses,
+    non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+    statusCodes,
+    cpuMsPerRequest: cpuMs === null || responses === 0 ? null : round3(cpuMs / responses),
+    postgresCpuMsPerRequest: postgresMs === null || responses === 0 ? null : round3(postgresMs / responses),
+    loadCpuMsPerRequest: responses === 0 ? 0 : round3(runs.reduce((n, r) => n + r.loadCpuMs, 0) / responses),
+    rssMaxMb: rssRuns.length ? Math.max(...rssRuns.map((r) => r.maxMb)) : null,
+    rssMeanMb: rssRuns.length ? round2(rssRuns.reduce((n, r) => n + r.meanMb, 0) / rssRuns.length) : null,
+    rounds: runs.map((r) => Math.round(r.responses / r.durationSeconds)),
+  };
+}
+
+const percentile = (sorted: Float64Array, q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : NaN);
+
+/**
+ * Whether both servers gave the same answer to the same request: same status and the same
+ * JSON, apart from what differs between two calls anyway (issue times, tokens, signed URLs).
+ * The baseline's hand-written rules (drip, features) are checked against the service's this way.
+ */
+function sameAnswer(a: ProbeResult, b: ProbeResult): boolean {
+  if (a.status !== b.status) return false;
+  const volatile = new Set(['generated_at', 'updated_at', 'access_token', 'stream_url']);
+  const strip = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(strip);
+    if (value && typeof value === 'object') {
+      return Object.fromEntries(Object.entries(value).filter(([key]) => !volatile.has(key)).map(([key, v]) => [key, strip(v)]));
+    }
+    return value;
+  };
+  try {
+    return JSON.stringify(strip(JSON.parse(a.body))) === JSON.stringify(strip(JSON.parse(b.body)));
+  } catch {
+    return a.body === b.body;
+  }
+}
+
+interface ProbeResult {
+  status: number;
+  body: string;
+  /** 404 from the router itself: the route does not exist on this build. */
+  routeMissing: boolean;
+}
+
+/** One request, to tell a missing route (skip) from an endpoint that answers. */
+async function probe(target: RunningServer, request: BenchRequest): Promise<ProbeResult> {
+  const response = await fetch(target.baseUrl + request.path, { method: request.method, headers: request.headers, body: request.body });
+  const body = await response.text();
+  // Both servers answer an unknown route with not_found "No endpoint answers …" (a 404 of a
+  // known route, such as audio_not_ready or an unknown novel, says something else).
+  const routeMissing = response.status === 404 && /"No endpoint answers /.test(body);
+  return { status: response.status, body, routeMissing };
+}
+
+const fmt = (f: ServerFigures) =>
+  `${String(f.requestsPerSecond).padStart(6)} req/s p50 ${f.p50Ms.toFixed(1)} p99 ${f.p99Ms.toFixed(1)} ms CPU ${f.cpuMsPerRequest?.toFixed(2) ?? '?'} (pg ${f.postgresCpuMsPerRequest?.toFixed(2) ?? '?'}, load ${f.loadCpuMsPerRequest.toFixed(2)}) ms/req non-2xx ${f.non2xx}`;
+const round2 = (n: number) => Math.round(n * 100) / 100;
+const round3 = (n: number) => Math.round(n * 1000) / 1000;

@@ -1,0 +1,181 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem, loadavg } from 'node:os';
+import { join } from 'node:path';
+import type { ExplainedStatement } from './explain.js';
+import type { EndpointResult } from './load.js';
+import type { BenchOptions } from './options.js';
+import type { ProfileSummary } from './profile.js';
+import type { SeededData } from './seed.js';
+import type { SqlComparison } from './sql-check.js';
+import type { TokenCacheCheck } from './token-cache.js';
+
+export interface ReportInput {
+  root: string;
+  startedAt: Date;
+  options: BenchOptions;
+  database: string;
+  data: SeededData;
+  results: EndpointResult[];
+  sql: SqlComparison[];
+  plans: ExplainedStatement[];
+  tokenCache: TokenCacheCheck;
+  profile?: { service?: ProfileSummary; baseline?: ProfileSummary };
+}
+
+/** The targets of issue 9, checked against the figures (never asserted by tests). */
+export const TARGETS = { minRatio: 0.8, maxP99Ratio: 1.5, engagementP99Ms: 200, rssMb: 250 };
+
+/** Writes bench/results/<timestamp>.json and .svg, prints the table; returns the paths. */
+export function writeReport(input: ReportInput): { json: string; svg: string } {
+  const stamp = input.startedAt.toISOString().replace(/[:.]/g, '-').replace('Z', 'Z');
+  const dir = join(input.root, 'bench/results');
+  mkdirSync(dir, { recursive: true });
+  const json = join(dir, `${stamp}${input.options.quick ? '-quick' : ''}.json`);
+  const svg = json.replace(/\.json$/, '.svg');
+  const targets = checkTargets(input.results, input.tokenCache);
+  const document = {
+    started_at: input.startedAt.toISOString(),
+    command: commandOf(input.options),
+    machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30), load_average_at_end: loadavg().map((n) => Math.round(n * 100) / 100), node: process.version },
+    database: input.database,
+    settings: {
+      connections: input.options.connections,
+      duration_seconds_per_round: input.options.durationSeconds,
+      warmup_seconds: input.options.warmupSeconds,
+      rounds: input.options.rounds,
+      tokens: input.options.size.credentials * input.options.size.tokensPerCredential,
+      credentials: input.options.size.credentials,
+    },
+    data: { rows: input.data.rowCounts, engagement_period: input.data.period, rotated_readers: input.data.readers.length },
+    endpoints: input.results,
+    targets,
+    token_cache: input.tokenCache,
+    sql: input.sql,
+    plans: input.plans,
+    profile: input.profile,
+  };
+  writeFileSync(json, JSON.stringify(document, null, 2) + '\n');
+  writeFileSync(svg, chart(input.results, `${commandOf(input.options)} · ${input.startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`));
+  console.log(markdownTable(input.results));
+  console.log('');
+  for (const line of targets.lines) console.log(line);
+  for (const check of input.sql) {
+    if (check.onlyInService.length || check.onlyInBaseline.length) {
+      console.log(`sql: ${check.key}: statements differ (service only: ${check.onlyInService.length}, baseline only: ${check.onlyInBaseline.length}); see the JSON`);
+    }
+  }
+  return { json, svg };
+}
+
+export function commandOf(options: BenchOptions): string {
+  const flags = [options.quick && '--quick', options.profile && '--profile', options.only && `--only=${[...options.only].join(',')}`].filter(Boolean);
+  return `npm run bench${flags.length ? ` -- ${flags.join(' ')}` : ''}`;
+}
+
+interface TargetCheck {
+  lines: string[];
+  met: Record<string, boolean | null>;
+}
+
+function checkTargets(results: EndpointResult[], tokenCache: TokenCacheCheck): TargetCheck {
+  const measured = results.filter((r) => r.status === 'measured' && r.service);
+  const lines: string[] = [];
+  const met: Record<string, boolean | null> = {};
+  for (const r of measured) {
+    const ok =
+      r.ratio !== undefined && r.ratio >= TARGETS.minRatio && r.p99Ratio !== undefined && r.p99Ratio <= TARGETS.maxP99Ratio && r.service!.non2xx === 0 && r.service!.errors === 0;
+    met[r.key] = r.ratio === undefined ? null : ok;
+    lines.push(
+      `target ${ok ? 'met    ' : 'NOT met'} ${r.label}: ratio ${r.ratio?.toFixed(2) ?? 'n/a'} (≥ ${TARGETS.minRatio}), p99 ×${r.p99Ratio?.toFixed(2) ?? 'n/a'} (≤ ${TARGETS.maxP99Ratio}), non-2xx ${r.service!.non2xx}`,
+    );
+  }
+  const engagement = measured.find((r) => r.key === 'engagement');
+  if (engagement) {
+    met.engagement_latency = engagement.service!.p99Ms <= TARGETS.engagementP99Ms;
+    lines.push(`target ${met.engagement_latency ? 'met    ' : 'NOT met'} engagement report p99 ${engagement.service!.p99Ms} ms (≤ ${TARGETS.engagementP99Ms} ms)`);
+  } else {
+    met.engagement_latency = null;
+    lines.push('target n/a     engagement report: not available on this build');
+  }
+  met.repeat_token = tokenCache.met;
+  lines.push(
+    `target ${tokenCache.met ? 'met    ' : 'NOT met'} repeat token: ${tokenCache.repeatUsPerRequest} us of service CPU per request vs ${tokenCache.firstUseUsPerRequest} us on first use (one ES256 verification: ${tokenCache.es256VerifyUs} us)`,
+  );
+  const rss = Math.max(...measured.map((r) => r.service!.rssMaxMb ?? 0));
+  met.rss = measured.length ? rss <= TARGETS.rssMb : null;
+  lines.push(`target ${met.rss ? 'met    ' : 'NOT met'} service RSS under load: max ${rss} MB (≤ ${TARGETS.rssMb} MB)`);
+  return { lines, met };
+}
+
+export function markdownTable(results: EndpointResult[]): string {
+  const rows = [
+    '| endpoint | service req/s | p50 ms | p99 ms | non-2xx | CPU ms/req | baseline req/s | p50 ms | p99 ms | CPU ms/req | ratio | p99 × | CPU × | RSS max MB |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of results) {
+    if (r.status !== 'measured' || !r.service) {
+      rows.push(`| \`${r.label}\` | not available | | | | | | | | | | | | |`);
+      continue;
+    }
+    const s = r.service;
+    const b = r.baseline;
+    rows.push(
+      `| \`${r.label}\` | ${s.requestsPerSecond} | ${s.p50Ms} | ${s.p99Ms} | ${s.non2xx + s.errors} | ${s.cpuMsPerRequest ?? '–'} | ${b?.requestsPerSecond ?? '–'} | ${b?.p50Ms ?? '–'} | ${b?.p99Ms ?? '–'} | ${b?.cpuMsPerRequest ?? '–'} | ${r.ratio?.toFixed(2) ?? '–'} | ${r.p99Ratio?.toFixed(2) ?? '–'} | ${r.cpuRatio?.toFixed(2) ?? '–'} | ${s.rssMaxMb ?? '–'} |`,
+    );
+  }
+  return rows.join('\n');
+}
+
+/** A hand-written SVG: per endpoint, req/s of both servers (left) and p99 (right), with the ratios. */
+export function chart(results: EndpointResult[], subtitle: string): string {
+  const rowHeight = 44;
+  const top = 70;
+  const labelWidth = 300;
+  const panelWidth = 250;
+  const gap = 70;
+  const width = labelWidth + panelWidth * 2 + gap * 2 + 20;
+  const height = top + results.length * rowHeight + 40;
+  const measured = results.filter((r) => r.service);
+  const maxRps = Math.max(1, ...measured.flatMap((r) => [r.service!.requestsPerSecond, r.baseline?.requestsPerSecond ?? 0]));
+  const maxP99 = Math.max(1, ...measured.flatMap((r) => [r.service!.p99Ms, r.baseline?.p99Ms ?? 0]));
+  const rpsX = labelWidth;
+  const p99X = labelWidth + panelWidth + gap;
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
+    `<rect width="100%" height="100%" fill="#ffffff"/>`,
+    `<text x="10" y="22" font-size="16" font-weight="bold">Service vs bare baseline, same SQL, same load</text>`,
+    `<text x="10" y="40" fill="#555">${escape(subtitle)}</text>`,
+    `<text x="${rpsX}" y="${top - 12}" font-weight="bold">req/s (higher is better)</text>`,
+    `<text x="${p99X}" y="${top - 12}" font-weight="bold">p99 ms (lower is better)</text>`,
+    `<rect x="${width - 250}" y="12" width="12" height="12" fill="#2b6cb0"/><text x="${width - 233}" y="22">service</text>`,
+    `<rect x="${width - 170}" y="12" width="12" height="12" fill="#a0aec0"/><text x="${width - 153}" y="22">baseline</text>`,
+  ];
+  results.forEach((r, index) => {
+    const y = top + index * rowHeight;
+    parts.push(`<text x="10" y="${y + 18}">${escape(r.label)}</text>`);
+    if (!r.service) {
+      parts.push(`<text x="${rpsX}" y="${y + 18}" fill="#888">not available on this build</text>`);
+      return;
+    }
+    const bar = (x: number, yy: number, value: number, max: number, color: string, text: string) => {
+      const w = Math.max(1, (value / max) * (panelWidth - 60));
+      return `<rect x="${x}" y="${yy}" width="${w.toFixed(1)}" height="13" fill="${color}"/><text x="${(x + w + 4).toFixed(1)}" y="${yy + 11}" fill="#333">${text}</text>`;
+    };
+    parts.push(bar(rpsX, y + 4, r.service.requestsPerSecond, maxRps, '#2b6cb0', String(r.service.requestsPerSecond)));
+    parts.push(bar(p99X, y + 4, r.service.p99Ms, maxP99, '#2b6cb0', r.service.p99Ms.toFixed(1)));
+    if (r.baseline) {
+      parts.push(bar(rpsX, y + 19, r.baseline.requestsPerSecond, maxRps, '#a0aec0', String(r.baseline.requestsPerSecond)));
+      parts.push(bar(p99X, y + 19, r.baseline.p99Ms, maxP99, '#a0aec0', r.baseline.p99Ms.toFixed(1)));
+      const good = (r.ratio ?? 0) >= TARGETS.minRatio;
+      const goodP99 = (r.p99Ratio ?? Infinity) <= TARGETS.maxP99Ratio;
+      parts.push(`<text x="10" y="${y + 33}" fill="${good ? '#276749' : '#c53030'}">ratio ${r.ratio!.toFixed(2)}</text>`);
+      parts.push(`<text x="90" y="${y + 33}" fill="${goodP99 ? '#276749' : '#c53030'}">p99 ×${r.p99Ratio!.toFixed(2)}</text>`);
+    }
+    if (r.service.non2xx + r.service.errors > 0) parts.push(`<text x="180" y="${y + 33}" fill="#c53030">non-2xx ${r.service.non2xx + r.service.errors}</text>`);
+  });
+  parts.push(`<text x="10" y="${height - 12}" fill="#555">Targets: ratio ≥ ${TARGETS.minRatio}, p99 × ≤ ${TARGETS.maxP99Ratio}, zero non-2xx. Ratio = service req/s ÷ baseline req/s, measured side by side.</text>`);
+  parts.push('</svg>');
+  return parts.join('\n') + '\n';
+}
+
+const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

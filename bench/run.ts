@@ -1,0 +1,149 @@
+// `npm run bench`: see docs/performance.md. Builds nothing itself (the npm script builds the
+// service and the bench first), then: own database → migrations (by starting the built
+// service) → seed → service and baseline side by side → load each hot endpoint → report.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createBenchDatabase, freePort } from './database.js';
+import { explainHotStatements } from './explain.js';
+import { loadEndpoint, type EndpointResult } from './load.js';
+import { parseOptions } from './options.js';
+import { summariseProfiles } from './profile.js';
+import { writeReport } from './report.js';
+import { SCENARIOS, type Rotation } from './scenarios.js';
+import { seed } from './seed.js';
+import { startServer, type RunningServer } from './servers.js';
+import { statementsPerRequest, type SqlComparison } from './sql-check.js';
+import { checkTokenCache } from './token-cache.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const SERVER_SECRET = 'bench-server-secret-bench-server-secret-0123';
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  const startedAt = new Date();
+  const dataDir = mkdtempSync(join(tmpdir(), 'prl-bench-data-'));
+  const database = await createBenchDatabase();
+  const servers: RunningServer[] = [];
+  const cleanup = async () => {
+    for (const server of servers) await server.stop().catch(() => undefined);
+    await database.dispose().catch((error) => log(`bench: could not remove the database: ${error}`));
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
+  try {
+    const servicePort = await freePort();
+    const publicBaseUrl = `http://127.0.0.1:${servicePort}`;
+    const profileDir = join(ROOT, 'bench/results/profiles');
+    const serviceEnv = {
+      DATABASE_URL: database.url,
+      DATA_DIR: dataDir,
+      NODE_ENV: 'production',
+      SERVER_SECRET,
+      PUBLIC_BASE_URL: publicBaseUrl,
+      LOG_LEVEL: 'warn',
+      KEY_ACTIVATION_DELAY_SECONDS: '0',
+      // Many requests per credential per second: the bench measures work, not refusals.
+      RATE_LIMIT_RPS: '1000000',
+      RATE_LIMIT_BURST: '1000000',
+    };
+    log('bench: starting the service once to apply the migrations');
+    const migrating = await startServer({ name: 'service', script: join(ROOT, 'dist/src/main.js'), env: serviceEnv, port: servicePort });
+    await migrating.stop();
+
+    const data = await seed(database.url, options.size, SERVER_SECRET, dataDir, join(ROOT, 'catalog/demo/audio'));
+    const plans = await explainHotStatements(database.url, data);
+    for (const plan of plans) {
+      log(`explain: ${plan.name}: ${plan.nodes.join(' > ')} (${plan.executionMs} ms)${plan.sequentialScans.length ? ` SEQUENTIAL SCAN: ${plan.sequentialScans.join(', ')}` : ''}`);
+    }
+
+    const service = await startServer({
+      name: 'service',
+      script: join(ROOT, 'dist/src/main.js'),
+      env: serviceEnv,
+      port: servicePort,
+      nodeFlags: options.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+    });
+    servers.push(service);
+    const baseline = await startServer({
+      name: 'baseline',
+      script: join(ROOT, 'dist/bench/baseline/server.js'),
+      env: { DATABASE_URL: database.url, SERVER_SECRET, PUBLIC_BASE_URL: publicBaseUrl },
+      port: await freePort(),
+      nodeFlags: options.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+    });
+    servers.push(baseline);
+    log(`bench: service pid ${service.pid} at ${service.baseUrl}, baseline pid ${baseline.pid} at ${baseline.baseUrl}`);
+
+    if (options.keep) {
+      log(`bench: --keep: DATABASE_URL=${database.url}`);
+      log(`bench: credentials: ${JSON.stringify(data.credentials.slice(0, 2))}`);
+      log('bench: press Ctrl-C to stop and remove everything');
+      await new Promise(() => undefined);
+    }
+
+    const results: EndpointResult[] = [];
+    const sql: SqlComparison[] = [];
+    for (const scenario of SCENARIOS) {
+      if (options.only && !options.only.has(scenario.key)) continue;
+      const tokens = await issueTokens(service.baseUrl, data.credentials, options.size.tokensPerCredential);
+      const rotation: Rotation = { tokens, credentials: data.credentials, readers: data.readers, novelIds: data.novelIds, period: data.period };
+      const result = await loadEndpoint(scenario, rotation, service, baseline, options, database.postmasterPid);
+      results.push(result);
+      if (result.status === 'measured' && database.statementStats) {
+        sql.push(await statementsPerRequest(database.url, scenario, rotation, service, baseline));
+      }
+    }
+    const tokenCache = await checkTokenCache(service, data.credentials, options.quick ? 1000 : 3000);
+    log(
+      `bench: token check over ${tokenCache.tokens} tokens: first use ${tokenCache.firstUseUsPerRequest} us of service CPU per request, ` +
+        `repeat ${tokenCache.repeatUsPerRequest} us (one ES256 verification: ${tokenCache.es256VerifyUs} us)`,
+    );
+    await service.stop();
+    await baseline.stop();
+    servers.length = 0;
+    const profile = options.profile ? { service: summariseProfiles(profileDir, service.pid), baseline: summariseProfiles(profileDir, baseline.pid) } : undefined;
+    if (profile) log(`bench: CPU profiles in ${profileDir}; summarise one with: node dist/bench/profile.js FILE.cpuprofile [TOP] [SKIP_MS]`);
+    const written = writeReport({ root: ROOT, startedAt, options, database: database.description, data, results, sql, plans, tokenCache, profile });
+    log(`bench: results written to ${written.json} and ${written.svg}`);
+    const measured = results.filter((r) => r.status === 'measured' && r.ratio !== undefined);
+    if (measured.length === 0) {
+      console.log('bench: lowest ratio n/a (no endpoint measured)');
+      return 1;
+    }
+    const lowest = measured.reduce((a, b) => (b.ratio! < a.ratio! ? b : a));
+    console.log(`bench: lowest ratio ${lowest.ratio!.toFixed(2)} (${lowest.label})`);
+    return 0;
+  } finally {
+    await cleanup();
+  }
+}
+
+/** Fresh tokens for each endpoint's run (they live 600 s): tokensPerCredential per credential, all distinct. */
+async function issueTokens(baseUrl: string, credentials: Rotation['credentials'], perCredential: number): Promise<string[]> {
+  const tokens: string[] = [];
+  for (let round = 0; round < perCredential; round++) {
+    const batch = await Promise.all(
+      credentials.map(async (credential) => {
+        const response = await fetch(`${baseUrl}/platform/v1/oauth2/token`, {
+          method: 'POST',
+          headers: {
+            authorization: `Basic ${Buffer.from(`${credential.clientId}:${credential.clientSecret}`).toString('base64')}`,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          body: 'grant_type=client_credentials',
+        });
+        if (!response.ok) throw new Error(`token request failed: ${response.status} ${await response.text()}`);
+        return ((await response.json()) as { access_token: string }).access_token;
+      }),
+    );
+    tokens.push(...batch);
+  }
+  return tokens;
+}
+
+process.exitCode = await main().catch((error) => {
+  log(`bench failed: ${(error as Error).stack ?? error}`);
+  return 1;
+});

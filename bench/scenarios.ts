@@ -1,0 +1,107 @@
+import type { BenchCredential, ReaderSample, SeededData } from './seed.js';
+
+/** One request as autocannon sends it. */
+export interface BenchRequest {
+  method: 'GET' | 'PUT' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** What a scenario draws its requests from: many tokens, subscribers and novels. */
+export interface Rotation {
+  tokens: readonly string[];
+  credentials: readonly BenchCredential[];
+  readers: readonly ReaderSample[];
+  novelIds: readonly string[];
+  period: SeededData['period'];
+}
+
+/** A hot endpoint under load. */
+export interface Scenario {
+  /** Short name, for --only and the chart. */
+  key: string;
+  /** The route as the contract names it. */
+  label: string;
+  /** Connections for this endpoint (the heavy report runs with fewer). */
+  connections?: number;
+  /** The i-th request of a run. Successive requests move across tokens, subscribers and novels. */
+  request(i: number, rotation: Rotation): BenchRequest;
+}
+
+const bearer = (rotation: Rotation, i: number) => `Bearer ${rotation.tokens[i % rotation.tokens.length]}`;
+// Different strides, so that a token does not always travel with the same subscriber.
+const reader = (rotation: Rotation, i: number) => rotation.readers[(i * 7_919) % rotation.readers.length];
+const get = (path: string, authorization: string): BenchRequest => ({ method: 'GET', path, headers: { authorization } });
+
+export const SCENARIOS: readonly Scenario[] = [
+  {
+    key: 'novels',
+    label: 'GET /v1/novels',
+    request: (i, r) => get(`/v1/novels?page=${1 + (i % Math.max(1, Math.floor(r.novelIds.length / 20)))}`, bearer(r, i)),
+  },
+  {
+    key: 'chapters',
+    label: 'GET /v1/novels/{id}/chapters?subscriber_id=',
+    request: (i, r) => {
+      const { subscriberId, novelId } = reader(r, i);
+      return get(`/v1/novels/${novelId}/chapters?subscriber_id=${subscriberId}`, bearer(r, i));
+    },
+  },
+  {
+    key: 'progress',
+    label: 'GET /v1/subscriber/{id}/reading-progress',
+    request: (i, r) => get(`/v1/subscriber/${reader(r, i).subscriberId}/reading-progress`, bearer(r, i)),
+  },
+  {
+    key: 'position-get',
+    label: 'GET /v1/subscribers/{id}/playback-position',
+    request: (i, r) => {
+      const { subscriberId, novelId } = reader(r, i);
+      return get(`/v1/subscribers/${subscriberId}/playback-position?novel_id=${novelId}`, bearer(r, i));
+    },
+  },
+  {
+    key: 'position-put',
+    label: 'PUT /v1/subscribers/{id}/playback-position',
+    request: (i, r) => {
+      const { subscriberId, novelId, chapterNumber } = reader(r, i);
+      return {
+        method: 'PUT',
+        path: `/v1/subscribers/${subscriberId}/playback-position`,
+        headers: { authorization: bearer(r, i), 'content-type': 'application/json' },
+        body: JSON.stringify({ novel_id: novelId, chapter_id: `${novelId}-ch${chapterNumber}`, position_seconds: i % 3600 }),
+      };
+    },
+  },
+  {
+    key: 'stream',
+    label: 'GET /v1/novels/{id}/chapters/{n}/stream',
+    request: (i, r) => {
+      const { subscriberId, novelId, chapterNumber } = reader(r, i);
+      return get(`/v1/novels/${novelId}/chapters/${chapterNumber}/stream?subscriber_id=${subscriberId}`, bearer(r, i));
+    },
+  },
+  {
+    key: 'token',
+    label: 'POST /platform/v1/oauth2/token',
+    request: (i, r) => {
+      const credential = r.credentials[i % r.credentials.length];
+      return {
+        method: 'POST',
+        path: '/platform/v1/oauth2/token',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${credential.clientId}:${credential.clientSecret}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: 'grant_type=client_credentials',
+      };
+    },
+  },
+  {
+    key: 'engagement',
+    label: 'GET /v1/analytics/engagement',
+    connections: 4,
+    request: (i, r) => get(`/v1/analytics/engagement?period_start=${r.period.start}&period_end=${r.period.end}`, bearer(r, i)),
+  },
+];

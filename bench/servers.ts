@@ -1,0 +1,154 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** A server under test: the service or the baseline, each its own process. */
+export interface RunningServer {
+  name: 'service' | 'baseline';
+  pid: number;
+  baseUrl: string;
+  /** Last lines of its stderr and stdout, for the report when it dies. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  name: 'service' | 'baseline';
+  script: string;
+  env: Record<string, string>;
+  port: number;
+  /** Extra node flags, e.g. --cpu-prof. */
+  nodeFlags?: string[];
+}
+
+/** Starts `node <script>` and waits until GET /health/live answers 200. */
+export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), options.script], {
+    env: { ...process.env, ...options.env, PORT: String(options.port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  const keep = (chunk: Buffer) => {
+    lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    if (lines.length > 200) lines.splice(0, lines.length - 200);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const baseUrl = `http://127.0.0.1:${options.port}`;
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${options.name} exited with ${child.exitCode} while starting:\n${lines.slice(-20).join('\n')}`);
+    try {
+      const response = await fetch(`${baseUrl}/health/live`);
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${options.name} did not start within 60 s:\n${lines.slice(-20).join('\n')}`);
+    await sleep(100);
+  }
+  return {
+    name: options.name,
+    pid: child.pid!,
+    baseUrl,
+    output: () => lines.slice(-20).join('\n'),
+    stop: () => stopChild(child, exited),
+  };
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+export interface ProcessUse {
+  maxMb: number;
+  meanMb: number;
+  /** CPU time (user + system) the process used meanwhile, in milliseconds. */
+  cpuMs: number;
+}
+
+/**
+ * Samples a process's resident set size (VmRSS of /proc/<pid>/status) until stopped, and
+ * the CPU time it used meanwhile (/proc/<pid>/stat): CPU per request is the steadiest
+ * figure on a machine shared with other work, where req/s moves with the neighbours.
+ */
+export class ProcessSampler {
+  private readonly samples: number[] = [];
+  private timer?: NodeJS.Timeout;
+  private cpuAtStart = 0;
+
+  constructor(private readonly pid: number) {}
+
+  start(intervalMs = 200): void {
+    this.cpuAtStart = cpuTicks(this.pid) ?? 0;
+    this.sample();
+    this.timer = setInterval(() => this.sample(), intervalMs);
+  }
+
+  stop(): ProcessUse | null {
+    if (this.timer) clearInterval(this.timer);
+    this.sample();
+    const cpu = cpuTicks(this.pid);
+    if (this.samples.length === 0 || cpu === null) return null;
+    const max = Math.max(...this.samples);
+    const mean = this.samples.reduce((a, b) => a + b, 0) / this.samples.length;
+    return { maxMb: round1(max / 1024), meanMb: round1(mean / 1024), cpuMs: (cpu - this.cpuAtStart) * (1000 / CLOCK_TICKS_PER_SECOND) };
+  }
+
+  private sample(): void {
+    const kb = rssKb(this.pid);
+    if (kb !== null) this.samples.push(kb);
+  }
+}
+
+export function rssKb(pid: number): number | null {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Linux's USER_HZ: /proc times are in these ticks (getconf CLK_TCK). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** The fields of /proc/<pid>/stat after the name (which sits in parentheses and may hold spaces). */
+function statFields(pid: number | string): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+/** utime + stime (fields 14 and 15 of /proc/<pid>/stat). */
+function cpuTicks(pid: number): number | null {
+  const fields = statFields(pid);
+  return fields ? Number(fields[11]) + Number(fields[12]) : null;
+}
+
+/**
+ * CPU time of a PostgreSQL server in milliseconds: the postmaster, its live backends, and
+ * the backends that have exited (counted in the postmaster's cutime and cstime).
+ */
+export function postgresCpuMs(postmasterPid: number): number | null {
+  const own = statFields(postmasterPid);
+  if (!own) return null;
+  let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(entry);
+    // Field 4 (index 1 here) is the parent pid.
+    if (fields && Number(fields[1]) === postmasterPid) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * (1000 / CLOCK_TICKS_PER_SECOND);
+}
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
