@@ -278,9 +278,9 @@ app.put('/v1/subscribers/:id/playback-position', async (request) => {
 
 /**
  * The stream endpoint as the doors documented for it compose (docs/decisions.md, "Doors
- * for the stream endpoint"): published chapter (novel and chapter in parallel), features
- * and progress (in parallel), the contract's order of checks, a signed URL, the audit row.
- * Re-read the service's controller once it is merged and align this with it.
+ * for the stream endpoint"): the novel with the chapter's audio (one statement), features
+ * and progress (in parallel), the contract's order of checks, a signed URL, the audit row,
+ * as AudioService.streamUrl does.
  */
 app.get('/v1/novels/:id/chapters/:n/stream', async (request) => {
   const principal = await authorize(request, 'audioapp:audio:read');
@@ -290,14 +290,14 @@ app.get('/v1/novels/:id/chapters/:n/stream', async (request) => {
   const q = request.query as Record<string, string>;
   onlyParameters(q, ['subscriber_id']);
   const subscriber = subscriberId(q.subscriber_id, 'subscriber_id');
-  const [[novelRows, chapterRows], feats, progressRows] = await Promise.all([
-    Promise.all([query(sql.PUBLISHED_NOVEL, ['live', id]), query(sql.CHAPTER, ['live', id, n])]),
+  const [narrationRows, feats, progressRows] = await Promise.all([
+    query(sql.PUBLISHED_NARRATION, ['live', id, n]),
     features(principal.partnerId, subscriber),
     query(sql.PROGRESS, [principal.partnerId, 'live', subscriber, id]),
   ]);
-  if (!novelRows[0]) throw new Failure(404, 'invalid_request', `Novel "${id}" does not exist or was removed from the catalog.`);
-  const chapter = chapterRows[0];
-  if (!chapter) throw new Failure(404, 'not_found', `Novel "${id}" has no chapter ${n}.`);
+  const chapter = narrationRows[0];
+  if (!chapter) throw new Failure(404, 'invalid_request', `Novel "${id}" does not exist or was removed from the catalog.`);
+  if (chapter.number === null) throw new Failure(404, 'not_found', `Novel "${id}" has no chapter ${n}.`);
   if (!feats.audio) throw new Failure(403, 'plan_without_audio', `Subscriber "${subscriber}" has no plan that includes audio.`);
   const release = chapterRelease(toProgress(progressRows[0]), n, feats.earlyAccess, Date.now());
   if (!release.released) throw new Failure(403, 'chapter_locked', notReleased(id, n, release));
@@ -310,7 +310,7 @@ app.get('/v1/novels/:id/chapters/:n/stream', async (request) => {
     stream_url: `${publicBaseUrl}/media/${key}?expires=${expires}&signature=${signMediaUrl(key, expires)}`,
     expires_in: STREAM_URL_TTL_SECONDS,
     format: 'mp3',
-    duration_seconds: (chapter.audio_duration_seconds as number | null) ?? (chapter.duration_seconds as number),
+    duration_seconds: chapter.audio_duration_seconds,
   };
 });
 

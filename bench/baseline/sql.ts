@@ -7,6 +7,8 @@
  */
 
 const NOVEL_SELECT = `id, title, synopsis, author, category_id, tags, language, cover_url, total_chapters, has_audio, updated_at`;
+const NOVEL_SELECT_AS_N = NOVEL_SELECT.split(', ').map((column) => `n.${column}`).join(', ');
+const NARRATION_SELECT_AS_C = ['number', 'audio_status', 'audio_key', 'audio_bytes', 'audio_duration_seconds', 'audio_bitrate_kbps'].map((column) => `c.${column}`).join(', ');
 
 /** TypeOrmCatalogRepository.findNovels, unfiltered: the page and the total in one statement. */
 export const NOVEL_PAGE = `SELECT t.total, p.*
@@ -22,6 +24,12 @@ export const PUBLISHED_NOVEL = `SELECT ${NOVEL_SELECT} FROM novels WHERE environ
 
 /** TypeOrmCatalogRepository.publishedNovels. */
 export const PUBLISHED_NOVELS = `SELECT ${NOVEL_SELECT} FROM novels WHERE environment = $1 AND id = ANY ($2::text[]) AND status = 'published'`;
+
+/** TypeOrmCatalogRepository.publishedNarration: the novel and one chapter's audio, never its text. */
+export const PUBLISHED_NARRATION = `SELECT ${NOVEL_SELECT_AS_N}, ${NARRATION_SELECT_AS_C}
+         FROM novels n
+         LEFT JOIN chapters c ON c.environment = n.environment AND c.novel_id = n.id AND c.number = $3
+        WHERE n.environment = $1 AND n.id = $2 AND n.status = 'published'`;
 
 /** TypeOrmCatalogRepository.chapters. */
 export const CHAPTER_SUMMARIES = `SELECT number, title, duration_seconds AS "durationSeconds" FROM chapters WHERE environment = $1 AND novel_id = $2 ORDER BY number`;
@@ -61,8 +69,9 @@ export const UPSERT_POSITION = `INSERT INTO playback_positions (partner_id, envi
 export const RECORD_ACTIVITY = `INSERT INTO reading_activity (partner_id, environment, subscriber_id, novel_id, chapter_number, kind, occurred_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7)`;
 
-/** TypeOrmStreamAuditRepository.append (repository.insert). */
-export const RECORD_STREAM_ISSUED = `INSERT INTO "stream_url_issues"("partner_id", "id", "environment", "client_id", "subscriber_id", "novel_id", "chapter_number", "issued_at", "expires_at") VALUES ($1, DEFAULT, $2, $3, $4, $5, $6, $7, $8) RETURNING "id"`;
+/** TypeOrmStreamAuditRepository.append. */
+export const RECORD_STREAM_ISSUED = `INSERT INTO stream_url_issues (partner_id, environment, client_id, subscriber_id, novel_id, chapter_number, issued_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`;
 
 /** TypeOrmCredentialRepository.findByClientId (token endpoint, and the revocation check every CREDENTIAL_CACHE_SECONDS). */
 export const CREDENTIAL = `SELECT client_id AS "clientId", partner_id AS "partnerId", secret_hash AS "secretHash", scopes, environment, revoked_at AS "revokedAt"

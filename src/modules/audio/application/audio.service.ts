@@ -47,7 +47,8 @@ export class AudioService {
     const [{ narration }, { audio: planIncludesAudio }, release] = await Promise.all([
       this.catalog.publishedNarration(caller.environment, novelId, chapterNumber),
       features,
-      features.then(({ earlyAccess }) => this.releases.chapterRelease(caller, subscriberId, novelId, chapterNumber, { earlyAccess })),
+      // The progress is read while the features arrive; the drip then waits for both.
+      this.releases.chapterRelease(caller, subscriberId, novelId, chapterNumber, { earlyAccess: features.then((f) => f.earlyAccess) }),
     ]);
     if (!planIncludesAudio) throw planWithoutAudio(subscriberId);
     if (!release.released) throw chapterLocked(novelId, chapterNumber, release);

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../../shared/persistence/typeorm-unit-of-work.js';
 import { StreamAuditRepository, type StreamIssued } from '../domain/stream-audit.repository.js';
-import { StreamUrlIssueEntity } from './media.entities.js';
 
 @Injectable()
 export class TypeOrmStreamAuditRepository extends StreamAuditRepository {
@@ -10,6 +9,12 @@ export class TypeOrmStreamAuditRepository extends StreamAuditRepository {
   }
 
   async append(entry: StreamIssued): Promise<void> {
-    await this.db.manager.getRepository(StreamUrlIssueEntity).insert({ ...entry });
+    // Plain SQL: every stream URL writes one (issue 9); the repository's insert builder
+    // cost more CPU than PostgreSQL spent on the row.
+    await this.db.query(
+      `INSERT INTO stream_url_issues (partner_id, environment, client_id, subscriber_id, novel_id, chapter_number, issued_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [entry.partnerId, entry.environment, entry.clientId, entry.subscriberId, entry.novelId, entry.chapterNumber, entry.issuedAt, entry.expiresAt],
+    );
   }
 }

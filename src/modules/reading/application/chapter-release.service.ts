@@ -24,15 +24,22 @@ export class ChapterReleaseService {
   /**
    * Whether chapter `chapterNumber` of `novelId` is released for the subscriber now.
    * The caller has checked that the novel is published and has the chapter. Pass
-   * `earlyAccess` when the subscriber's features are already at hand, to save a query.
+   * `earlyAccess` when the subscriber's features are at hand or on their way (a promise:
+   * the progress is then read while they arrive), to save a query.
    */
-  async chapterRelease(tenant: Tenant, subscriberId: string, novelId: string, chapterNumber: number, known: { earlyAccess?: boolean } = {}): Promise<ChapterRelease> {
+  async chapterRelease(
+    tenant: Tenant,
+    subscriberId: string,
+    novelId: string,
+    chapterNumber: number,
+    known: { earlyAccess?: boolean | Promise<boolean> } = {},
+  ): Promise<ChapterRelease> {
     const state = await this.readerState(tenant, subscriberId, novelId, known.earlyAccess);
     return chapterRelease(state.progress, chapterNumber, state.earlyAccess, new Date());
   }
 
   /** The subscriber's progress in the novel and early access, read in parallel. */
-  async readerState(tenant: Tenant, subscriberId: string, novelId: string, earlyAccess?: boolean): Promise<ReaderState> {
+  async readerState(tenant: Tenant, subscriberId: string, novelId: string, earlyAccess?: boolean | Promise<boolean>): Promise<ReaderState> {
     const [progress, early] = await Promise.all([
       this.progress.find(tenant, subscriberId, novelId),
       earlyAccess ?? this.entitlements.features(tenant, subscriberId).then((features) => features.earlyAccess),
