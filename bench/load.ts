@@ -40,6 +40,15 @@ export interface EndpointResult {
   p99Ratio?: number;
   /** service CPU per request ÷ baseline CPU per request. */
   cpuRatio?: number;
+  /** Latency of requests sent one at a time (scenarios with a latency target only). */
+  singleClient?: { service: SingleClientLatency; baseline?: SingleClientLatency };
+}
+
+export interface SingleClientLatency {
+  requests: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
 }
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -81,6 +90,12 @@ export async function loadEndpoint(
     const order = round % 2 === 0 ? targets : [...targets].reverse();
     for (const target of order) measured.get(target)!.push(await run(target, scenario, rotation, connections, options.durationSeconds, postmasterPid));
   }
+  const singleClient = scenario.singleClientRequests
+    ? {
+        service: await oneAtATime(service, scenario, rotation, scenario.singleClientRequests),
+        baseline: withBaseline ? await oneAtATime(baseline, scenario, rotation, scenario.singleClientRequests) : undefined,
+      }
+    : undefined;
   const serviceFigures = combine(measured.get(service)!);
   const baselineFigures = withBaseline ? combine(measured.get(baseline)!) : undefined;
   const result: EndpointResult = {
@@ -92,12 +107,31 @@ export async function loadEndpoint(
     p99Ratio: baselineFigures ? round3(serviceFigures.p99Ms / baselineFigures.p99Ms) : undefined,
     cpuRatio: baselineFigures?.cpuMsPerRequest && serviceFigures.cpuMsPerRequest ? round3(serviceFigures.cpuMsPerRequest / baselineFigures.cpuMsPerRequest) : undefined,
     note: !withBaseline ? 'the baseline has no such route' : bodiesDiffer ? 'the baseline answers the probe with another body (see the log)' : undefined,
+    singleClient,
   };
   log(
     `bench: ${scenario.label.padEnd(46)} service ${fmt(serviceFigures)}` +
       (baselineFigures ? ` | baseline ${fmt(baselineFigures)} | ratio ${result.ratio!.toFixed(2)}, p99 ×${result.p99Ratio!.toFixed(2)}, CPU ×${result.cpuRatio?.toFixed(2) ?? '?'}` : ''),
   );
+  if (singleClient) {
+    const show = (l: SingleClientLatency) => `p50 ${l.p50Ms} p99 ${l.p99Ms} ms`;
+    log(`bench: ${scenario.label.padEnd(46)} one request at a time: service ${show(singleClient.service)}${singleClient.baseline ? ` | baseline ${show(singleClient.baseline)}` : ''}`);
+  }
   return result;
+}
+
+/** `count` requests in sequence, each sent when the previous answer has arrived. */
+async function oneAtATime(target: RunningServer, scenario: Scenario, rotation: Rotation, count: number): Promise<SingleClientLatency> {
+  const latencies = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    const request = scenario.request(2_000_003 + i, rotation);
+    const started = performance.now();
+    const response = await fetch(target.baseUrl + request.path, { method: request.method, headers: request.headers, body: request.body });
+    await response.arrayBuffer();
+    latencies[i] = performance.now() - started;
+  }
+  latencies.sort();
+  return { requests: count, p50Ms: round2(percentile(latencies, 0.5)), p99Ms: round2(percentile(latencies, 0.99)), maxMs: round2(latencies[count - 1]) };
 }
 
 interface RunFigures {

@@ -25,6 +25,11 @@ export interface Scenario {
   label: string;
   /** Connections for this endpoint (the heavy report runs with fewer). */
   connections?: number;
+  /**
+   * Requests sent one at a time after the load, for a latency target: what one caller
+   * waits for the answer, without the queueing that concurrent load adds on a small machine.
+   */
+  singleClientRequests?: number;
   /** The i-th request of a run. Successive requests move across tokens, subscribers and novels. */
   request(i: number, rotation: Rotation): BenchRequest;
 }
@@ -102,6 +107,7 @@ export const SCENARIOS: readonly Scenario[] = [
     key: 'engagement',
     label: 'GET /v1/analytics/engagement',
     connections: 4,
+    singleClientRequests: 30,
     request: (i, r) => get(`/v1/analytics/engagement?period_start=${r.period.start}&period_end=${r.period.end}`, bearer(r, i)),
   },
 ];

@@ -33,6 +33,8 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /** Days of history: progress starts and activity fall in the last ACTIVITY_DAYS days. */
 const ACTIVITY_DAYS = 60;
+/** Activity events per listening session (one subscriber, one chapter, a few minutes). */
+const EVENTS_PER_SESSION = 10;
 const BENCH_AUDIO_PREFIX = 'live/bench';
 
 /**
@@ -235,13 +237,15 @@ async function seedPositions(db: pg.Client, partnerId: string, size: DataSize): 
 /**
  * Reading activity (chapter-text reads and playback writes) over the last 60 days, in time
  * order: row i happens at i/total of the period, so each batch is a slice of time, as
- * activity arrives.
+ * activity arrives. Rows come in listening sessions of EVENTS_PER_SESSION consecutive
+ * events of one subscriber on one chapter (a player saves its position every few seconds,
+ * and every save records activity), which is what the analytics rollups compress: a
+ * session is one row of reading_chapter_days however many events it has.
  *
- * Once the analytics rollups of branch kids are merged (migration 1763900400000: a
- * statement trigger on reading_activity keeps reading_reader_days and
- * reading_chapter_days), the trigger makes bulk loads very slow (over four minutes per
- * 200 000 rows in a trial merge). The seed then loads all but the last batch with
- * triggers off and builds both rollups in one pass with the rule the migration states
+ * The analytics rollups (migration 1763900400000: a statement trigger on reading_activity
+ * keeps reading_reader_days and reading_chapter_days) make bulk loads through the trigger
+ * very slow (over four minutes per 200 000 rows). The seed loads all but the last batch
+ * with triggers off and builds both rollups in one pass with the rule the migration states
  * (one row per key and UTC day, previous_day = the key's latest earlier day, -infinity
  * when none): the same rows the trigger writes into empty tables. The last batch goes
  * through the trigger, on top of them.
@@ -251,11 +255,12 @@ async function seedActivity(db: pg.Client, partnerId: string, size: DataSize): P
   const insert = (from: number, to: number) =>
     db.query(
       `INSERT INTO reading_activity (partner_id, environment, subscriber_id, novel_id, chapter_number, kind, occurred_at)
-       SELECT $1, 'live', format('sub-%s', lpad(s::text, 7, '0')), format('novel-%s', lpad((1 + (s * $5 + i % $5) % $6)::text, 5, '0')),
-              1 + abs(hashint4(i * 13)) % $7, CASE WHEN i % 4 = 0 THEN 'text' ELSE 'audio' END,
+       SELECT $1, 'live', format('sub-%s', lpad(s::text, 7, '0')), format('novel-%s', lpad((1 + (s * $5 + session % $5) % $6)::text, 5, '0')),
+              1 + abs(hashint4(session * 13)) % $7, CASE WHEN session % 4 = 0 THEN 'text' ELSE 'audio' END,
               now() - make_interval(secs => ${ACTIVITY_DAYS} * 86400 - 60) + make_interval(secs => (${ACTIVITY_DAYS} * 86400 - 120)::float8 * i / $8)
          FROM generate_series($2::int, $3::int) AS i,
-              LATERAL (SELECT 1 + abs(hashint4(i)) % $4 AS s) AS pick`,
+              LATERAL (SELECT i / ${EVENTS_PER_SESSION} AS session) AS grouped,
+              LATERAL (SELECT 1 + abs(hashint4(session)) % $4 AS s) AS pick`,
       [partnerId, from, to, size.subscribers, size.novelsPerSubscriber, size.novels, size.chaptersPerNovel, size.activityRows],
     );
   const rollups = (await db.query(`SELECT to_regclass('reading_chapter_days') IS NOT NULL AS present`)).rows[0].present === true;
