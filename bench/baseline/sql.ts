@@ -92,10 +92,11 @@ export const ENGAGEMENT_READING_TOTALS = `SELECT
 export const ENGAGEMENT_STARTED_NOVELS = `SELECT count(*)::int AS started, count(finished_at)::int AS finished
        FROM novel_progress
        WHERE partner_id = $1 AND environment = $2 AND started_at >= $3 AND started_at < $4`;
-export const ENGAGEMENT_ENDING_COUNTS = `SELECT p.novel_id, p.chosen_choice_id AS choice_id, coalesce(e.label, p.chosen_choice_id) AS label, count(*)::int AS count
-       FROM novel_progress p
-       LEFT JOIN endings e ON e.environment = p.environment AND e.novel_id = p.novel_id AND e.choice_id = p.chosen_choice_id
-       WHERE p.partner_id = $1 AND p.environment = $2 AND p.finished_at >= $3 AND p.finished_at < $4
-         AND p.chosen_choice_id IS NOT NULL
-       GROUP BY p.novel_id, p.chosen_choice_id, e.label, e.sort_order
-       ORDER BY p.novel_id, e.sort_order NULLS LAST, p.chosen_choice_id`;
+export const ENGAGEMENT_ENDING_COUNTS = `SELECT c.novel_id, c.choice_id, coalesce(e.label, c.choice_id) AS label, c.count
+       FROM (SELECT novel_id, chosen_choice_id AS choice_id, count(*)::int AS count
+               FROM novel_progress
+              WHERE partner_id = $1 AND environment = $2 AND finished_at >= $3 AND finished_at < $4
+                AND chosen_choice_id IS NOT NULL
+              GROUP BY novel_id, chosen_choice_id) AS c
+       LEFT JOIN endings e ON e.environment = $2 AND e.novel_id = c.novel_id AND e.choice_id = c.choice_id
+       ORDER BY c.novel_id, e.sort_order NULLS LAST, c.choice_id`;
