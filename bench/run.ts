@@ -14,7 +14,7 @@ import { SCENARIOS, type Rotation } from './scenarios.js';
 import { seed } from './seed.js';
 import { startServer, type RunningServer } from './servers.js';
 import { statementsPerRequest, type SqlComparison } from './sql-check.js';
-import { checkTokenCache } from './token-cache.js';
+import { checkTokenCache, issueToken } from './token-cache.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -124,21 +124,7 @@ async function main(): Promise<number> {
 async function issueTokens(baseUrl: string, credentials: Rotation['credentials'], perCredential: number): Promise<string[]> {
   const tokens: string[] = [];
   for (let round = 0; round < perCredential; round++) {
-    const batch = await Promise.all(
-      credentials.map(async (credential) => {
-        const response = await fetch(`${baseUrl}/platform/v1/oauth2/token`, {
-          method: 'POST',
-          headers: {
-            authorization: `Basic ${Buffer.from(`${credential.clientId}:${credential.clientSecret}`).toString('base64')}`,
-            'content-type': 'application/x-www-form-urlencoded',
-          },
-          body: 'grant_type=client_credentials',
-        });
-        if (!response.ok) throw new Error(`token request failed: ${response.status} ${await response.text()}`);
-        return ((await response.json()) as { access_token: string }).access_token;
-      }),
-    );
-    tokens.push(...batch);
+    tokens.push(...(await Promise.all(credentials.map((credential) => issueToken(baseUrl, credential)))));
   }
   return tokens;
 }

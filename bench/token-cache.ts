@@ -26,7 +26,7 @@ export async function checkTokenCache(service: RunningServer, credentials: reado
     const tokens: string[] = [];
     for (let i = 0; i < n; i += CONCURRENCY) {
       const batch = Array.from({ length: Math.min(CONCURRENCY, n - i) }, (_, k) => credentials[(i + k) % credentials.length]);
-      tokens.push(...(await Promise.all(batch.map((credential) => issue(service.baseUrl, credential)))));
+      tokens.push(...(await Promise.all(batch.map((credential) => issueToken(service.baseUrl, credential)))));
     }
     return tokens;
   };
@@ -47,7 +47,8 @@ export async function checkTokenCache(service: RunningServer, credentials: reado
   };
 }
 
-async function issue(baseUrl: string, credential: BenchCredential): Promise<string> {
+/** One access token from the service's token endpoint (client_secret_basic). */
+export async function issueToken(baseUrl: string, credential: BenchCredential): Promise<string> {
   const response = await fetch(`${baseUrl}/platform/v1/oauth2/token`, {
     method: 'POST',
     headers: {
@@ -56,7 +57,7 @@ async function issue(baseUrl: string, credential: BenchCredential): Promise<stri
     },
     body: 'grant_type=client_credentials',
   });
-  if (!response.ok) throw new Error(`token request failed: ${response.status}`);
+  if (!response.ok) throw new Error(`token request failed: ${response.status} ${await response.text()}`);
   return ((await response.json()) as { access_token: string }).access_token;
 }
 
