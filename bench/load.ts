@@ -122,6 +122,8 @@ export async function loadEndpoint(
 
 /** `count` requests in sequence, each sent when the previous answer has arrived. */
 async function oneAtATime(target: RunningServer, scenario: Scenario, rotation: Rotation, count: number): Promise<SingleClientLatency> {
+  // Requests still in flight when the load stopped would otherwise be ahead of the first one.
+  await new Promise((resolve) => setTimeout(resolve, 2000));
   const latencies = new Float64Array(count);
   for (let i = 0; i < count; i++) {
     const request = scenario.request(2_000_003 + i, rotation);
