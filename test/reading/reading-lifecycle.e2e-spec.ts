@@ -2,6 +2,7 @@ import { jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { WebhookEventPublisher } from '../../src/modules/webhooks/index.js';
 import { importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
+import { statementsDuring } from '../fixtures/query-counter.js';
 import { partnerClient, type PartnerClient } from '../fixtures/partner-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -283,6 +284,19 @@ describe('GET /subscriber/{id}/reading-progress', () => {
       ['chosen_choice_id', 'current_chapter', 'finished_at', 'novel_id', 'started_at', 'title', 'total_chapters', 'unlocked_chapters'].sort(),
     );
     expect((await a.call('GET', `/subscribers/${subscriber}/reading-progress`)).json()).toEqual(body);
+  });
+
+  it('reads the progress in the same three statements for one novel as for three (no query per novel)', async () => {
+    const statementsFor = async (novels: string[]) => {
+      const subscriber = await newSubscriber();
+      for (const novel of novels) expect((await open(subscriber, novel)).statusCode).toBe(201);
+      return statementsDuring(t, () => a.call('GET', `/subscriber/${subscriber}/reading-progress`));
+    };
+    const one = await statementsFor(['novel-1']);
+    const three = await statementsFor(['novel-1', 'novel-2', 'novel-3']);
+    // The subscriber's progress rows, their novels in one statement, the subscriber's features.
+    expect(one).toHaveLength(3);
+    expect(three).toEqual(one);
   });
 
   it('answers an empty progress for an unknown subscriber, and 400 for a malformed id', async () => {
