@@ -4,7 +4,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createBenchDatabase, freePort } from './database.js';
+import { freePort } from '../src/shared/net/free-port.js';
+import { createBenchDatabase } from './database.js';
 import { explainHotStatements } from './explain.js';
 import { loadEndpoint, type EndpointResult } from './load.js';
 import { parseOptions } from './options.js';

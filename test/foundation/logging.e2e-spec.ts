@@ -1,5 +1,6 @@
 import { createTestDatabase } from '../support/test-database.js';
-import { buildOnce, freePort, runNode } from '../support/processes.js';
+import { buildOnce, runNode } from '../support/processes.js';
+import { freePort } from '../../src/shared/net/free-port.js';
 
 /** Logs are JSON lines with a request id, and never carry a secret or a token. */
 test('request logs are structured and free of secrets and tokens', async () => {

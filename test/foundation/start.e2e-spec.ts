@@ -1,7 +1,8 @@
 import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildOnce, freePort, runNode } from '../support/processes.js';
+import { buildOnce, runNode } from '../support/processes.js';
+import { freePort } from '../../src/shared/net/free-port.js';
 
 /**
  * `npm start` with nothing configured: the built service starts its own embedded

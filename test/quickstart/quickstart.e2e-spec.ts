@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createTestDatabase } from '../support/test-database.js';
-import { buildOnce, freePort, runNode, type ServiceProcess } from '../support/processes.js';
+import { buildOnce, runNode, type ServiceProcess } from '../support/processes.js';
+import { freePort } from '../../src/shared/net/free-port.js';
 
 /**
  * `npm run quickstart` (examples/quickstart) against a started service: token, entitlement,

@@ -4,7 +4,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
-import { freePort } from '../support/processes.js';
+import { freePort } from '../../src/shared/net/free-port.js';
 
 /**
  * The database goes away under load and comes back: the service answers 503 (never 500,
