@@ -26,22 +26,14 @@ const MAX_CHAPTER_NUMBER = 100_000;
 
 /**
  * A chapter number in a path: decimal digits for an integer from 1 to 100 000 (contract 8),
- * or null. It receives the text as sent (the global validation pipe leaves path parameters
- * alone), so "0x10", "1e3" and " 1" are refused, not read as numbers.
+ * else 400 invalid_request before the handler runs. It receives the text as sent (the
+ * global validation pipe leaves path parameters alone), so "0x10", "1e3" and " 1" are
+ * refused, not read as numbers.
  */
-function parseChapterNumber(value: unknown): number | null {
-  if (typeof value !== 'string' || !/^\d{1,6}$/.test(value)) return null;
-  const number = Number(value);
-  return number >= 1 && number <= MAX_CHAPTER_NUMBER ? number : null;
-}
-
-const invalidChapterNumber = () => invalidRequest(`chapter number must be an integer from 1 to ${MAX_CHAPTER_NUMBER}.`);
-
-/** A chapter number in a path, else 400 invalid_request before the handler runs. */
 export const chapterNumberPipe = (): PipeTransform<unknown, number> => ({
   transform(value: unknown): number {
-    const number = parseChapterNumber(value);
-    if (number === null) throw invalidChapterNumber();
+    const number = typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : 0;
+    if (number < 1 || number > MAX_CHAPTER_NUMBER) throw invalidRequest(`chapter number must be an integer from 1 to ${MAX_CHAPTER_NUMBER}.`);
     return number;
   },
 });

@@ -54,9 +54,9 @@ export class TypeOrmReadingProgressRepository extends ReadingProgressRepository 
   }
 
   async insert(tenant: Tenant, subscriberId: string, novelId: string, startedAt: Date): Promise<NovelProgress> {
-    const row = { ...subscriberKey(tenant, subscriberId), novelId, startedAt, currentChapter: 1, finishedAt: null, chosenChoiceId: null };
-    await this.rows.insert(row);
-    return toProgress(row);
+    const progress: NovelProgress = { novelId, startedAt, currentChapter: 1, finishedAt: null, chosenChoiceId: null };
+    await this.rows.insert({ ...subscriberKey(tenant, subscriberId), ...progress });
+    return progress;
   }
 
   async delete(tenant: Tenant, subscriberId: string, novelId: string): Promise<void> {
@@ -75,14 +75,4 @@ export class TypeOrmReadingProgressRepository extends ReadingProgressRepository 
       [tenant.partnerId, tenant.environment, subscriberId, novelId, chapterNumber],
     );
   }
-}
-
-function toProgress(row: Omit<NovelProgressEntity, 'partnerId' | 'environment' | 'subscriberId'>): NovelProgress {
-  return {
-    novelId: row.novelId,
-    startedAt: row.startedAt,
-    currentChapter: row.currentChapter,
-    finishedAt: row.finishedAt,
-    chosenChoiceId: row.chosenChoiceId,
-  };
 }
