@@ -22,7 +22,7 @@ export interface ReportInput {
   profile?: { service?: ProfileSummary; baseline?: ProfileSummary };
 }
 
-/** The targets of issue 9, checked against the figures (never asserted by tests). */
+/** The performance targets set for the service, checked against the figures (never asserted by tests). */
 export const TARGETS = { minRatio: 0.8, maxP99Ratio: 1.5, engagementP99Ms: 200, rssMb: 250 };
 
 /** Writes bench/results/<timestamp>.json and .svg, prints the table; returns the paths. */

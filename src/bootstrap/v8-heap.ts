@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 
 /**
  * Imported first by main.ts, before any other module allocates: turns off V8's
- * allocation-site pretenuring for the service process (issue 9).
+ * allocation-site pretenuring for the service process, to keep its memory down under load.
  *
  * V8 watches how many objects from each allocation site survive a young-generation
  * collection, and when most do, allocates that site's objects straight into the old

@@ -73,7 +73,7 @@ describe('the drip rule (DECISIONS 8)', () => {
     });
 
     // The definition of DECISIONS 8 read directly from the tz database, as releaseDay
-    // computed it before release instants were memoised (issue 9).
+    // computed it before release instants were memoised for speed.
     const directReleaseDay = (x: Date) => {
       const local = DateTime.fromJSDate(x, { zone: 'America/Sao_Paulo' });
       const day = Math.round(Date.UTC(local.year, local.month - 1, local.day) / (24 * HOUR));

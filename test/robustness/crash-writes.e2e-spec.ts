@@ -5,7 +5,7 @@ import { buildOnce, startService, type ServiceProcess } from '../support/process
 import { bearer, serviceEnvFor, startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
- * SIGKILL during a burst of writes (issue 8). The built service, in a process of its own,
+ * SIGKILL during a burst of writes: an acknowledged write must survive a crash. The built service, in a process of its own,
  * takes entitlement POSTs and playback PUTs from several writers and is killed with
  * SIGKILL while requests are in flight; after a restart, every write it acknowledged is
  * there with its value, nothing is duplicated, and the entitlement history is one

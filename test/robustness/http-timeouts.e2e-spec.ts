@@ -3,7 +3,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
- * Slow and broken clients on a real listening socket (issue 8: header and connection
+ * Slow and broken clients on a real listening socket (header and connection
  * timeouts). A client that stalls, or trickles its headers a byte at a time so the socket
  * never goes idle, is answered 408 and disconnected once HTTP_HEADERS_TIMEOUT_MS has
  * passed; bytes that are not HTTP get the contract's error body too.

@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import ts from 'typescript';
 
 /**
- * Issue 8: all SQL parameterized. Every value reaches PostgreSQL as a bind parameter
+ * All SQL parameterized. Every value reaches PostgreSQL as a bind parameter
  * ($1, $2…); text is spliced into SQL only for identifiers and fixed fragments. This
  * lists every splice into SQL-looking text in src/ (template literals and string
  * concatenation), so that a new one fails here and is reviewed before it is added below.

@@ -19,7 +19,7 @@ import { TypeOrmStreamAuditRepository } from './infrastructure/typeorm-stream-au
       provide: MediaStorage,
       inject: [AppConfig, LocalMediaStorage],
       // The AWS SDK is loaded only when S3 is configured: it adds about 25 MB to every
-      // process's memory (issue 9), and the default storage is local.
+      // process's resident memory, and the default storage is local.
       useFactory: async (config: AppConfig, local: LocalMediaStorage): Promise<MediaStorage> =>
         config.storage === 's3' ? new (await import('./infrastructure/s3-media.storage.js')).S3MediaStorage(config.s3!) : local,
     },

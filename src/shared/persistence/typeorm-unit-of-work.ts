@@ -29,7 +29,7 @@ export class TypeOrmUnitOfWork extends UnitOfWork {
     return this.inTransaction(work).finally(() => {
       openUnitsOfWork -= 1;
       // On Node 20 an enabled AsyncLocalStorage runs a hook on every promise of the process,
-      // which cost read requests about a fifth of their CPU (issue 9), and it stays enabled
+      // which cost read requests about a fifth of their CPU (bench profile), and it stays enabled
       // once run() has been called. Nothing needs it while no unit of work is open, so it
       // is switched off then; the next run() switches it on again. (Only a unit of work in
       // flight has a context to lose, and there is none.)
@@ -75,7 +75,7 @@ export class Db {
    * The statement goes to pg directly: to the transaction's connection inside a unit of
    * work, to the driver's pool outside one. TypeORM's query runner (a runner per statement,
    * awaited before- and after-query events) cost more than the statements on the hot
-   * paths (issue 9).
+   * paths (bench profile).
    */
   async query<T = Record<string, unknown>>(sql: string, parameters: unknown[] = []): Promise<T[]> {
     // Still reported to TypeORM's logger, so query logging (and the tests' statement counts) see it.

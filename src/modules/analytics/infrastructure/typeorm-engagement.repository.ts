@@ -42,7 +42,7 @@ export class TypeOrmEngagementRepository extends EngagementRepository {
 
   endingCounts(tenant: Tenant, window: ReportingWindow): Promise<EndingCount[]> {
     // Counted first, then labelled: the join runs over one row per ending, not one per
-    // finished novel (a third of the time on 50 000 finished novels, issue 9). An ending
+    // finished novel (a third of the time on 50 000 finished novels, measured). An ending
     // since dropped from the catalog still counts, labelled by its choice id.
     return this.db.query<EndingCount>(
       `SELECT c.novel_id, c.choice_id, coalesce(e.label, c.choice_id) AS label, c.count

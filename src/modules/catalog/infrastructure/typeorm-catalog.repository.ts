@@ -246,7 +246,7 @@ export class TypeOrmCatalogRepository extends CatalogRepository {
 
 /**
  * The hot reads are plain SQL: building them with TypeORM's query builder and mapping its
- * aliased results cost more CPU than PostgreSQL spent answering them (issue 9).
+ * aliased results cost more CPU than PostgreSQL spent answering them (`npm run bench -- --profile`).
  */
 const NOVEL_SELECT = `id, title, synopsis, author, category_id, tags, language, cover_url, total_chapters, has_audio, updated_at`;
 

@@ -57,7 +57,7 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
   }
 
   async listForSubscriber(tenant: Tenant, subscriberId: string): Promise<Entitlement[]> {
-    // Plain SQL: every reading and playback request reads it (issue 9).
+    // Plain SQL: every reading and playback request reads it, and the query builder cost more than the query.
     return this.db.query<Entitlement>(
       `SELECT product, status, partner_plan AS "partnerPlan", internal_plan AS "internalPlan", updated_at AS "updatedAt"
          FROM entitlements WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 ORDER BY product`,

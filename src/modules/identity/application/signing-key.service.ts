@@ -12,7 +12,7 @@ const KEY_REFRESH_SECONDS = 30;
 const UNKNOWN_KID_RELOAD_MS = 1000;
 
 interface LoadedKey extends StoredSigningKey {
-  /** Parsed once per key: parsing it per verification cost more than the ECDSA check (issue 9). */
+  /** Parsed once per key: parsing it per verification cost more than the ECDSA check itself. */
   publicKey: KeyObject;
   privateKey?: KeyObject;
 }

@@ -78,7 +78,7 @@ export class TokenIssuerService {
 /**
  * A compact JWS signed ES256 (RFC 7515, RFC 7518 3.4: the signature is R || S, 64 bytes).
  * Written with node:crypto directly: jsonwebtoken's option checks, stream wrappers and
- * DER-to-JOSE conversion cost the token endpoint about a tenth of its CPU (issue 9).
+ * DER-to-JOSE conversion cost the token endpoint about a tenth of its CPU (bench profile).
  * Tokens are verified as before (AccessTokenVerifier, any JOSE library).
  */
 function signEs256(header: Record<string, string>, claims: AccessTokenClaims, privateKey: KeyObject): string {

@@ -9,7 +9,7 @@ export class TypeOrmStreamAuditRepository extends StreamAuditRepository {
   }
 
   async append(entry: StreamIssued): Promise<void> {
-    // Plain SQL: every stream URL writes one (issue 9); the repository's insert builder
+    // Plain SQL: every stream URL writes one, a hot path; the repository's insert builder
     // cost more CPU than PostgreSQL spent on the row.
     await this.db.query(
       `INSERT INTO stream_url_issues (partner_id, environment, client_id, subscriber_id, novel_id, chapter_number, issued_at, expires_at)

@@ -31,7 +31,7 @@ export class TypeOrmReadingProgressRepository extends ReadingProgressRepository 
     ]);
   }
 
-  // The hot reads and the per-write update are plain SQL (issue 9: the query builder cost
+  // The hot reads and the per-write update are plain SQL (the bench profile showed the query builder costing
   // more CPU than PostgreSQL spent answering them).
   async find(tenant: Tenant, subscriberId: string, novelId: string): Promise<NovelProgress | null> {
     const [row] = await this.db.query<NovelProgress>(
