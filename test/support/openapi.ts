@@ -1,15 +1,5 @@
 import type { TestApp } from './test-app.js';
 
-/**
- * The paths of the running app's OpenAPI document (e.g. `/v1/novels/{id}/chapters`), so a
- * table-driven test can include a route that work in progress elsewhere adds later: the
- * row runs once the route exists.
- */
-export async function documentedPaths(t: TestApp): Promise<Set<string>> {
-  const document = (await t.inject({ method: 'GET', url: '/docs/openapi.json' })).json();
-  return new Set(Object.keys(document.paths as object));
-}
-
 export interface DocumentedOperation {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
   path: string;
@@ -30,4 +20,16 @@ export async function documentedOperations(t: TestApp): Promise<DocumentedOperat
       queryParameters: (operation.parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name),
     })),
   );
+}
+
+/**
+ * Fails unless the OpenAPI document has an operation for this concrete request (query
+ * ignored): a table row whose route was renamed or removed must fail, not quietly test a
+ * 404. `row` names the row in the failure.
+ */
+export function expectDocumented(operations: DocumentedOperation[], row: string, method: string, url: string): void {
+  const path = url.split('?')[0];
+  const matches = (operation: DocumentedOperation) =>
+    operation.method === method && new RegExp(`^${operation.path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path);
+  expect({ row, route: `${method} ${path}`, documented: operations.some(matches) }).toEqual({ row, route: `${method} ${path}`, documented: true });
 }
