@@ -277,10 +277,9 @@ app.put('/v1/subscribers/:id/playback-position', async (request) => {
 });
 
 /**
- * The stream endpoint as the doors documented for it compose (docs/decisions.md, "Doors
- * for the stream endpoint"): the novel with the chapter's audio (one statement), features
- * and progress (in parallel), the contract's order of checks, a signed URL, the audit row,
- * as AudioService.streamUrl does.
+ * The stream endpoint as AudioService.streamUrl composes it: the novel with the chapter's
+ * audio (one statement), features and progress (in parallel), the contract's order of
+ * checks, a signed URL, the audit row.
  */
 app.get('/v1/novels/:id/chapters/:n/stream', async (request) => {
   const principal = await authorize(request, 'audioapp:audio:read');
