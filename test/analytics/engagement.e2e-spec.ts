@@ -180,6 +180,14 @@ describe('ending distribution', () => {
     const strings = stringsIn(response.json());
     expect(strings.filter((s) => s.includes('chooser-'))).toEqual([]);
   });
+
+  it('still counts an ending since dropped from the catalog, labelled by its choice id', async () => {
+    const partner = await t.partner({ scopes: ['textapp:analytics:read'] });
+    await choosers(partner, 'analytics-heir', 'dropped-ending', 20);
+    expect((await report(await t.token(partner))).json().ending_distribution).toEqual([
+      { novel_id: 'analytics-heir', choice_id: 'dropped-ending', label: 'dropped-ending', count: 20 },
+    ]);
+  });
 });
 
 describe('period and access', () => {

@@ -29,6 +29,8 @@ test('a credential over its budget gets 429 rate_limited with Retry-After and Ra
   expect(Number(refused!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   expect(refused!.headers['ratelimit-limit']).toBe('6');
   expect(refused!.headers['ratelimit-remaining']).toBe('0');
+  // IETF draft: the burst, and the window in seconds that refills it.
+  expect(refused!.headers['ratelimit-policy']).toBe('6;w=6');
 });
 
 test('the budget is shared by replicas on one database', async () => {
