@@ -4,7 +4,7 @@ import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
 import { partnerWithEndpoint, publishFinished, sleep, waitFor, WebhookReceiver } from './webhook-test-kit.js';
 
 const ENDPOINTS = '/platform/v1/webhook-endpoints';
-const TIMEOUT_MS = 3_000;
+const TIMEOUT_MS = 5_000;
 /**
  * Two replicas on one database, each with few slots, so that without a per-partner share
  * one partner's hanging endpoints would fill every slot. Sandbox endpoints, which may
@@ -45,7 +45,12 @@ describe('fair webhook delivery', () => {
   it("delivers a partner's event at once while another partner's ten endpoints never answer", async () => {
     receiver.answerWith((request) => (request.path.startsWith('/dead-') ? 'hang' : { status: 200 }));
     const dead = await partnerWithEndpoint(first, receiver.url('/dead-0'), 'sandbox');
-    for (let i = 1; i < 10; i++) expect((await call(dead.token, 'POST', ENDPOINTS, { url: receiver.url(`/dead-${i}`), events: ['novel.finished'] })).statusCode).toBe(201);
+    const deadEndpoints = [dead.endpoint.id];
+    for (let i = 1; i < 10; i++) {
+      const created = await call(dead.token, 'POST', ENDPOINTS, { url: receiver.url(`/dead-${i}`), events: ['novel.finished'] });
+      expect(created.statusCode).toBe(201);
+      deadEndpoints.push(created.json().id);
+    }
     const healthy = await partnerWithEndpoint(first, receiver.url('/healthy'), 'sandbox');
 
     // Fifty deliveries that each hang for the whole timeout, all due before the other partner's.
@@ -56,12 +61,14 @@ describe('fair webhook delivery', () => {
     await waitFor(() => receiver.at('/healthy').length === 1, 'the healthy partner’s delivery');
     const delay = Date.now() - published;
 
-    // A share of both replicas' slots would take a whole timeout to free (the spec's bound is "at once"; the slack is for a busy machine).
+    // Without a share, the hanging attempts would hold every slot of both replicas for a
+    // whole timeout; half of it is slack for a busy machine.
     expect(delay).toBeLessThan(TIMEOUT_MS / 2);
-    // And the hanging partner never holds more than its share, across both replicas.
-    const deadAttempts = () => receiver.received.filter((request) => request.path.startsWith('/dead-')).length;
-    await sleep(TIMEOUT_MS / 2);
-    expect(deadAttempts()).toBe(4);
+    // Within the first timeout, the hanging partner has held only its share, across both replicas.
+    await sleep(1_000);
+    expect(receiver.received.filter((request) => request.path.startsWith('/dead-'))).toHaveLength(4);
+    // Its backlog would keep both replicas busy with it to the end of the file.
+    for (const id of deadEndpoints) await call(dead.token, 'DELETE', `${ENDPOINTS}/${id}`);
   });
 
   it('accepts 10 endpoints per partner and environment, under concurrent creates, and refuses the 11th with 409', async () => {
