@@ -5,7 +5,7 @@ import { ServerSecrets } from '../../../shared/crypto/server-secrets.js';
 import { ApiError, invalidRequest } from '../../../shared/errors/api-error.js';
 import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
-import { checkEndpointUrl, hostOf, refusedAddresses, urlRulesFor } from '../domain/endpoint-url-policy.js';
+import { allowedAddresses, checkEndpointUrl, hostOf, refusedAddresses, urlRulesFor } from '../domain/endpoint-url-policy.js';
 import { HostResolver } from '../domain/host-resolver.js';
 import { WebhookDeliveryRepository, type DeliveryRecord, type DeliveryStatus } from '../domain/webhook-delivery.repository.js';
 import { WebhookEndpointRepository, type WebhookEndpoint } from '../domain/webhook-endpoint.repository.js';
@@ -96,7 +96,7 @@ export class WebhookEndpointsService {
     const host = hostOf(check.url);
     const addresses = isIP(host) ? [host] : await this.resolver.addressesOf(host).catch(() => []);
     const refusal = refusedAddresses(host, addresses, rules);
-    if (refusal) throw invalidRequest(`url must point to a ${rules === 'sandbox' ? 'public or loopback' : 'public'} address; ${refusal}.`);
+    if (refusal) throw invalidRequest(`url must point to ${allowedAddresses(rules)}; ${refusal}.`);
   }
 }
 

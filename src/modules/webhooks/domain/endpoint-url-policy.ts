@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import type { Environment } from '../../../shared/tenancy/tenant.js';
 
 /**
  * Which URLs may receive webhooks (DECISIONS 27), so that a partner cannot make the service
@@ -16,7 +17,7 @@ export type UrlRules = 'public' | 'sandbox' | 'unrestricted';
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
 /** The rules for an endpoint of `environment`; the insecure setting lifts them all. */
-export function urlRulesFor(environment: 'live' | 'sandbox', allowInsecure: boolean): UrlRules {
+export function urlRulesFor(environment: Environment, allowInsecure: boolean): UrlRules {
   if (allowInsecure) return 'unrestricted';
   return environment === 'sandbox' ? 'sandbox' : 'public';
 }
@@ -42,7 +43,7 @@ export function checkEndpointUrl(raw: string, rules: UrlRules): UrlCheck {
   if (rules === 'public' && (host === 'localhost' || host.endsWith('.localhost'))) return refuse('url must not point to localhost');
   if (isIP(host)) {
     const reason = addressRefusal(host, rules);
-    if (reason) return refuse(`url must point to a public address; ${host} is ${reason}`);
+    if (reason) return refuse(`url must point to ${allowedAddresses(rules)}; ${host} is ${reason}`);
   }
   return { ok: true, url };
 }
@@ -66,6 +67,10 @@ export function refusedAddresses(host: string, addresses: readonly string[], rul
   }
   return null;
 }
+
+/** What the addresses of an endpoint under `rules` may be, for refusals. */
+export const allowedAddresses = (rules: Exclude<UrlRules, 'unrestricted'>): string =>
+  rules === 'sandbox' ? 'a public or loopback address' : 'a public address';
 
 function addressRefusal(address: string, rules: Exclude<UrlRules, 'unrestricted'>): string | null {
   const reason = nonPublicReason(address);
