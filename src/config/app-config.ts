@@ -34,7 +34,12 @@ export class AppConfig {
   readonly s3?: S3Settings;
   readonly streamUrlTtlSeconds: number;
   readonly webhookRetryScheduleSeconds: readonly number[];
+  /** Whether live endpoints may also use http, any port and non-public addresses (sandbox ones always may use http and loopback). */
   readonly webhookAllowInsecureUrls: boolean;
+  /** Delivery attempts one worker keeps in flight at once. */
+  readonly webhookConcurrency: number;
+  /** Delivery attempts in flight at once for one partner and environment, across every replica. */
+  readonly webhookPartnerConcurrency: number;
   /** Whether this process runs the webhook delivery worker (when it also mounts the platform). */
   readonly webhookWorkerEnabled: boolean;
   /** How often an idle delivery worker looks for due deliveries. */
@@ -91,7 +96,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     s3: storage === 's3' ? s3Settings(env) : undefined,
     streamUrlTtlSeconds: integer(env, 'STREAM_URL_TTL_SECONDS', 1200, 1, 86400),
     webhookRetryScheduleSeconds: retrySchedule(env),
-    webhookAllowInsecureUrls: boolean(env, 'WEBHOOK_ALLOW_INSECURE_URLS', !isProduction),
+    // Secure in every environment: a development default would carry into a deployment that forgot NODE_ENV.
+    webhookAllowInsecureUrls: boolean(env, 'WEBHOOK_ALLOW_INSECURE_URLS', false),
+    webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1000),
+    webhookPartnerConcurrency: integer(env, 'WEBHOOK_PARTNER_CONCURRENCY', 4, 1, 1000),
     webhookWorkerEnabled: boolean(env, 'WEBHOOK_WORKER', true),
     webhookPollIntervalMs: integer(env, 'WEBHOOK_POLL_INTERVAL_MS', 250, 10, 60_000),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),

@@ -16,7 +16,7 @@ describe('loadConfig', () => {
       storage: 'local',
       streamUrlTtlSeconds: 1200,
       webhookRetryScheduleSeconds: [0, 5, 300, 1800, 7200, 18000, 36000, 36000],
-      webhookAllowInsecureUrls: true,
+      webhookAllowInsecureUrls: false,
       rateLimitRps: 50,
       rateLimitBurst: 100,
       httpHeadersTimeoutMs: 10_000,

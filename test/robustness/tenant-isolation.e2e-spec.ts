@@ -234,7 +234,7 @@ async function seedVictim(environment: Environment): Promise<Victim> {
   ]);
   expectStatus(await client.call('PUT', `/subscribers/${subscriberId}/playback-position`, { novel_id: READING, chapter_id: `${READING}-ch2`, position_seconds: 777 }), 200);
   expectStatus(await client.call('GET', `/novels/${READING}/chapters/2/content?subscriber_id=${subscriberId}`), 200);
-  const endpoint = await platform(client, 'POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hook', events: ['novel.finished'] });
+  const endpoint = await platform(client, 'POST', '/webhook-endpoints', { url: 'https://93.184.215.14/hook', events: ['novel.finished'] });
   expectStatus(endpoint, 201);
   expectStatus(await client.call('POST', `/novels/${FINISHED}/choices`, { subscriber_id: subscriberId, choice_id: 'stay' }), 200);
   const endpointId = endpoint.json().id;

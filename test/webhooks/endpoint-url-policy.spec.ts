@@ -1,12 +1,21 @@
 import fc from 'fast-check';
-import { checkEndpointUrl, nonPublicReason, refusedAddresses } from '../../src/modules/webhooks/domain/endpoint-url-policy.js';
+import { checkEndpointUrl, nonPublicReason, refusedAddresses, urlRulesFor, type UrlRules } from '../../src/modules/webhooks/domain/endpoint-url-policy.js';
 
-const refusal = (url: string, allowInsecure = false) => {
-  const check = checkEndpointUrl(url, allowInsecure);
+const refusal = (url: string, rules: UrlRules = 'public') => {
+  const check = checkEndpointUrl(url, rules);
   return check.ok ? null : check.reason;
 };
 
-describe('endpoint URL policy in production', () => {
+describe('which rules apply', () => {
+  it('holds live endpoints to the public rules, whatever NODE_ENV, unless WEBHOOK_ALLOW_INSECURE_URLS', () => {
+    expect(urlRulesFor('live', false)).toBe('public');
+    expect(urlRulesFor('sandbox', false)).toBe('sandbox');
+    expect(urlRulesFor('live', true)).toBe('unrestricted');
+    expect(urlRulesFor('sandbox', true)).toBe('unrestricted');
+  });
+});
+
+describe('endpoint URL policy for live endpoints', () => {
   it.each([
     ['http://example.com/hook', /https/],
     ['ftp://example.com/hook', /https/],
@@ -38,6 +47,9 @@ describe('endpoint URL policy in production', () => {
     ['https://[64:ff9b::a9fe:a9fe]/hook', /link-local.*IPv6/],
     ['https://[2002:c0a8:0101::1]/hook', /private.*IPv6/],
     ['https://[2001:db8::1]/hook', /documentation/],
+    ['https://example.com:22/hook', /port 443 or 8443/],
+    ['https://example.com:6379/hook', /port 443 or 8443/],
+    ['https://example.com:80/hook', /port 443 or 8443/],
   ])('refuses %s', (url, reason) => {
     expect(refusal(url)).toMatch(reason);
   });
@@ -48,27 +60,52 @@ describe('endpoint URL policy in production', () => {
     'https://93.184.215.14/hook',
     'https://[2606:4700:4700::1111]/hook',
     'https://[::ffff:8.8.8.8]/hook',
+    'https://example.com:443/hook',
   ])('accepts %s', (url) => {
     expect(refusal(url)).toBeNull();
   });
 });
 
-describe('endpoint URL policy in development (WEBHOOK_ALLOW_INSECURE_URLS)', () => {
+describe('endpoint URL policy for sandbox endpoints', () => {
+  it.each(['http://127.0.0.1:4000/hook', 'http://localhost:3001/hook', 'http://[::1]:8080/', 'https://example.com:9999/hook', 'http://93.184.215.14/hook'])(
+    'accepts %s',
+    (url) => {
+      expect(refusal(url, 'sandbox')).toBeNull();
+    },
+  );
+
+  it.each([
+    ['http://10.0.0.1/hook', /private/],
+    ['http://169.254.169.254/latest/meta-data', /link-local/],
+    ['http://[fd00::1]:8080/', /unique-local/],
+    ['ftp://127.0.0.1/', /http or https/],
+  ])('refuses %s', (url, reason) => {
+    expect(refusal(url, 'sandbox')).toMatch(reason);
+  });
+
+  it('lets a host resolve to loopback, never to a private address', () => {
+    expect(refusedAddresses('localhost', ['127.0.0.1', '::1'], 'sandbox')).toBeNull();
+    expect(refusedAddresses('intranet.example', ['127.0.0.1', '10.0.0.7'], 'sandbox')).toBe('intranet.example resolves to 10.0.0.7, a private address');
+  });
+});
+
+describe('endpoint URL policy with WEBHOOK_ALLOW_INSECURE_URLS', () => {
   it.each(['http://127.0.0.1:4000/hook', 'http://localhost/hook', 'https://10.0.0.1/hook', 'http://[::1]:8080/'])('accepts %s', (url) => {
-    expect(refusal(url, true)).toBeNull();
+    expect(refusal(url, 'unrestricted')).toBeNull();
   });
 
   it('still refuses other schemes and credentials', () => {
-    expect(refusal('ftp://127.0.0.1/', true)).toMatch(/http or https/);
-    expect(refusal('http://a:b@127.0.0.1/', true)).toMatch(/user name/);
+    expect(refusal('ftp://127.0.0.1/', 'unrestricted')).toMatch(/http or https/);
+    expect(refusal('http://a:b@127.0.0.1/', 'unrestricted')).toMatch(/user name/);
   });
 });
 
 describe('resolved addresses', () => {
   it('refuses a host when any of its addresses is not public', () => {
-    expect(refusedAddresses('rebind.example', ['93.184.215.14', '10.1.2.3'])).toBe('rebind.example resolves to 10.1.2.3, a private address');
-    expect(refusedAddresses('none.example', [])).toMatch(/does not resolve/);
-    expect(refusedAddresses('ok.example', ['93.184.215.14', '2606:4700:4700::1111'])).toBeNull();
+    expect(refusedAddresses('rebind.example', ['93.184.215.14', '10.1.2.3'], 'public')).toBe('rebind.example resolves to 10.1.2.3, a private address');
+    expect(refusedAddresses('loop.example', ['127.0.0.1'], 'public')).toBe('loop.example resolves to 127.0.0.1, a loopback address');
+    expect(refusedAddresses('none.example', [], 'public')).toMatch(/does not resolve/);
+    expect(refusedAddresses('ok.example', ['93.184.215.14', '2606:4700:4700::1111'], 'public')).toBeNull();
   });
 
   it('ignores an interface zone on a link-local address', () => {

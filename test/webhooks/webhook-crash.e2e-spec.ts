@@ -33,6 +33,8 @@ function startService(databaseUrl: string, stderr: string[]): ChildProcess {
       WEBHOOK_RETRY_SCHEDULE: '0,0.2,0.4',
       WEBHOOK_POLL_INTERVAL_MS: '50',
       WEBHOOK_TIMEOUT_MS: '1000',
+      // Live endpoints on 127.0.0.1 over http: the URL rules are tested apart.
+      WEBHOOK_ALLOW_INSECURE_URLS: 'true',
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -51,7 +53,7 @@ describe('webhook delivery across a crash and a shutdown', () => {
     buildOnce();
     receiver = await WebhookReceiver.start();
     // Registers and publishes; its own worker stays off so only the service process delivers.
-    app = await startTestApp({ WEBHOOK_WORKER: 'false' });
+    app = await startTestApp({ WEBHOOK_WORKER: 'false', WEBHOOK_ALLOW_INSECURE_URLS: 'true' });
     db = new pg.Client({ connectionString: app.databaseUrl });
     await db.connect();
   }, 120_000);
@@ -95,7 +97,7 @@ describe('webhook delivery across a crash and a shutdown', () => {
 
   it('finishes and records the attempt in flight when the application shuts down', async () => {
     // In process, through app.close(): what a service runs when it is told to stop.
-    const service = await startTestApp({ WEBHOOK_POLL_INTERVAL_MS: '50' }, app.databaseUrl);
+    const service = await startTestApp({ WEBHOOK_POLL_INTERVAL_MS: '50', WEBHOOK_ALLOW_INSECURE_URLS: 'true' }, app.databaseUrl);
     const { tenant } = await partnerWithEndpoint(app, receiver.url('/shutdown'));
     receiver.answerWith(() => ({ status: 200, delayMs: 500 }));
     const event = await publishFinished(app, tenant);

@@ -17,7 +17,8 @@ describe('webhook delivery', () => {
 
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
-    app = await startTestApp({ WEBHOOK_RETRY_SCHEDULE: SCHEDULE, WEBHOOK_POLL_INTERVAL_MS: '50', WEBHOOK_TIMEOUT_MS: '1000' });
+    // Receivers on 127.0.0.1 over http, registered as live endpoints: the URL rules are tested apart.
+    app = await startTestApp({ WEBHOOK_RETRY_SCHEDULE: SCHEDULE, WEBHOOK_POLL_INTERVAL_MS: '50', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_ALLOW_INSECURE_URLS: 'true' });
     db = new pg.Client({ connectionString: app.databaseUrl });
     await db.connect();
   });
@@ -67,7 +68,11 @@ describe('webhook delivery', () => {
     expect(requests.map((r) => r.headers['webhook-id'])).toEqual([event.event_id, event.event_id, event.event_id]);
     const [delivery] = await deliveriesOf(token, endpoint.id);
     expect(delivery.status).toBe('delivered');
-    expect(delivery.attempts.map((a) => a.status_code)).toEqual([500, 500, 200]);
+    expect(delivery.attempts.map((a) => [a.status_code, a.error])).toEqual([
+      [500, 'http_status'],
+      [500, 'http_status'],
+      [200, null],
+    ]);
   });
 
   it('marks a delivery failed after the last scheduled attempt, and redelivers it on request', async () => {
@@ -113,7 +118,7 @@ describe('webhook delivery', () => {
     expect(receiver.at('/elsewhere')).toHaveLength(0);
     const [delivery] = await deliveriesOf(token, endpoint.id);
     expect(delivery.attempts).toHaveLength(3);
-    expect(delivery.attempts[0]).toMatchObject({ status_code: 302, error: 'redirects are not followed' });
+    expect(delivery.attempts[0]).toMatchObject({ status_code: 302, error: 'http_status' });
   });
 
   it('gives up on an attempt at the timeout and logs why', async () => {
@@ -123,7 +128,7 @@ describe('webhook delivery', () => {
     await waitFor(async () => (await deliveriesOf(token, endpoint.id))[0]?.attempts.length >= 1, 'the first attempt to be logged');
 
     const [attempt] = (await deliveriesOf(token, endpoint.id))[0].attempts;
-    expect(attempt).toMatchObject({ status_code: null, error: 'timed out after 1000 ms' });
+    expect(attempt).toMatchObject({ status_code: null, error: 'timeout' });
     expect(attempt.duration_ms).toBeGreaterThanOrEqual(950);
     expect(attempt.duration_ms).toBeLessThan(3000);
   });
@@ -138,7 +143,7 @@ describe('webhook delivery', () => {
 
     const [delivery] = await deliveriesOf(token, endpoint.id);
     expect(delivery.attempts).toHaveLength(3);
-    expect(delivery.attempts[0]).toMatchObject({ status_code: null, error: expect.stringContaining('ECONNREFUSED') });
+    expect(delivery.attempts[0]).toMatchObject({ status_code: null, error: 'connection_refused' });
   });
 
   it("sends an event only to the endpoints of the event's partner and environment that existed when it was published", async () => {

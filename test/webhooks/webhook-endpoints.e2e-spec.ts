@@ -17,7 +17,8 @@ describe('webhook endpoint management', () => {
 
   beforeAll(async () => {
     // Management only: nothing here needs deliveries to be attempted.
-    app = await startTestApp({ WEBHOOK_WORKER: 'false' });
+    // Live endpoints on 127.0.0.1 over http: the URL rules are tested apart.
+    app = await startTestApp({ WEBHOOK_WORKER: 'false', WEBHOOK_ALLOW_INSECURE_URLS: 'true' });
     db = new pg.Client({ connectionString: app.databaseUrl });
     await db.connect();
   });
@@ -228,7 +229,7 @@ describe('webhook endpoint management', () => {
 
   it('delivers only from service processes that mount the platform surface with the worker on', async () => {
     const receiver = await WebhookReceiver.start();
-    const fastPolls = { WEBHOOK_POLL_INTERVAL_MS: '20' };
+    const fastPolls = { WEBHOOK_POLL_INTERVAL_MS: '20', WEBHOOK_ALLOW_INSECURE_URLS: 'true' };
     // A reading-only service, and the modules built the way the CLI builds them (no HTTP server).
     const readingOnly = await startTestApp({ ...fastPolls, SERVICES: 'reading,sandbox,kids' }, app.databaseUrl);
     const config = loadConfig({ ...fastPolls, NODE_ENV: 'test', SERVER_SECRET: app.config.serverSecret.toString() });

@@ -1,10 +1,29 @@
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { WebhookEventPublisher, type NovelFinishedEvent } from '../../src/modules/webhooks/index.js';
 import type { IssuedCredential } from '../../src/modules/identity/index.js';
 import { UnitOfWork } from '../../src/shared/persistence/unit-of-work.js';
 import type { Tenant } from '../../src/shared/tenancy/tenant.js';
 import { bearer, type TestApp } from '../support/test-app.js';
+
+// A throwaway self-signed certificate for CN=localhost, made for these tests only.
+const SELF_SIGNED_KEY = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQglXjqnH3BaW1+aoEH
+jiWF0DrAmEjo9fNrdoDnVTvgpGChRANCAARY4rqpYmzHJs0sHSI170uQSpEb4Yph
+hhgP0Lm8NI3AjkVK5lV4kFsgNeErNWFm86gv36H6podYYyC8f+3c0/5F
+-----END PRIVATE KEY-----`;
+const SELF_SIGNED_CERT = `-----BEGIN CERTIFICATE-----
+MIIBfzCCASWgAwIBAgIUJ7DhwsRzgG9hcgLVuscyb0wYitUwCgYIKoZIzj0EAwIw
+FDESMBAGA1UEAwwJbG9jYWxob3N0MCAXDTI2MTEyMzIwMTYxNFoYDzIxMjYxMDMw
+MjAxNjE0WjAUMRIwEAYDVQQDDAlsb2NhbGhvc3QwWTATBgcqhkjOPQIBBggqhkjO
+PQMBBwNCAARY4rqpYmzHJs0sHSI170uQSpEb4YphhhgP0Lm8NI3AjkVK5lV4kFsg
+NeErNWFm86gv36H6podYYyC8f+3c0/5Fo1MwUTAdBgNVHQ4EFgQUL375BtgOohxH
+QfCKwPvLNvfwAgYwHwYDVR0jBBgwFoAUL375BtgOohxHQfCKwPvLNvfwAgYwDwYD
+VR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNIADBFAiEAs9lLBc52PMWMHdB6JNQV
+jzrBHAjtO5EaGjHkDlnhKkQCIAGjHKYFX5NOPBc6gJc3lxLMsPIdqsHijsniaq6O
+UI8Q
+-----END CERTIFICATE-----`;
 
 export interface ReceivedWebhook {
   path: string;
@@ -21,11 +40,15 @@ export class WebhookReceiver {
   private answer: (request: ReceivedWebhook, index: number) => Answer = () => ({ status: 200 });
   private readonly hanging = new Set<ServerResponse>();
 
-  private constructor(private readonly server: Server) {}
+  private constructor(
+    private readonly server: Server,
+    private readonly scheme: 'http' | 'https',
+  ) {}
 
-  static async start(): Promise<WebhookReceiver> {
-    const server = createServer();
-    const receiver = new WebhookReceiver(server);
+  /** Over https with a self-signed certificate (which no delivery should trust) when `tls`. */
+  static async start(tls = false): Promise<WebhookReceiver> {
+    const server: Server = tls ? createHttpsServer({ key: SELF_SIGNED_KEY, cert: SELF_SIGNED_CERT }) : createHttpServer();
+    const receiver = new WebhookReceiver(server, tls ? 'https' : 'http');
     server.on('request', (request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -36,7 +59,7 @@ export class WebhookReceiver {
   }
 
   url(path = '/hook'): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}${path}`;
+    return `${this.scheme}://127.0.0.1:${(this.server.address() as AddressInfo).port}${path}`;
   }
 
   answerWith(answer: (request: ReceivedWebhook, index: number) => Answer): void {

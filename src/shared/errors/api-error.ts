@@ -26,6 +26,7 @@ export const ERROR_KINDS = {
   novel_not_started: { status: 409, error: 'novel_not_started' },
   endings_not_available: { status: 409, error: 'endings_not_available' },
   ending_already_chosen: { status: 409, error: 'ending_already_chosen' },
+  endpoint_limit_reached: { status: 409, error: 'endpoint_limit_reached' },
   conflict: { status: 409, error: 'conflict' },
   rate_limited: { status: 429, error: 'rate_limited' },
   temporarily_unavailable: { status: 503, error: 'temporarily_unavailable' },

@@ -1,13 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config.js';
 import { ServerSecrets } from '../../../shared/crypto/server-secrets.js';
+import { urlRulesFor } from '../domain/endpoint-url-policy.js';
 import { isConfirmation, stateAfterAttempt } from '../domain/retry-schedule.js';
 import { WebhookDeliveryRepository, type ClaimedDelivery } from '../domain/webhook-delivery.repository.js';
 import { WebhookSender, type SendResult } from '../domain/webhook-sender.js';
 import { signatureHeader } from '../domain/webhook-signature.js';
 
 const USER_AGENT = 'PartnerReadingListeningAPI-Webhooks/1.0';
-const MAX_ERROR_LENGTH = 500;
 
 /**
  * Makes the attempts that are due, each exactly once across all replicas: a delivery is
@@ -32,34 +32,43 @@ export class WebhookDeliveryService {
     this.leaseMs = 2 * config.webhookTimeoutMs;
   }
 
-  /** Leases up to `limit` due deliveries; attempt each at once with `attempt`. */
+  /**
+   * Leases up to `limit` due deliveries, within each partner's share of the concurrency
+   * (WEBHOOK_PARTNER_CONCURRENCY per partner and environment, across replicas); attempt
+   * each at once with `attempt`.
+   */
   claimDue(limit: number): Promise<ClaimedDelivery[]> {
-    return this.deliveries.claimDue(limit, this.leaseMs);
+    return this.deliveries.claimDue(limit, this.config.webhookPartnerConcurrency, this.leaseMs);
   }
 
   /** Makes the attempt and records it. Never rejects: every failure is part of the record. */
   async attempt(claim: ClaimedDelivery): Promise<void> {
     const attemptedAt = new Date();
     const result = await this.send(claim);
+    // Not the partner's failure: no attempt is logged or counted, and the delivery is due
+    // again when the lease ends, maybe for a replica that can sign it.
+    if (!result) return;
     const next = stateAfterAttempt(this.config.webhookRetryScheduleSeconds, claim.attemptsMade + 1, isConfirmation(result.statusCode));
     try {
-      await this.deliveries.recordAttempt(claim, { ...result, error: result.error?.slice(0, MAX_ERROR_LENGTH) ?? null, attemptedAt }, next);
+      await this.deliveries.recordAttempt(claim, { ...result, attemptedAt }, next);
     } catch (error) {
       // Unrecorded, the attempt will be made again when the lease ends.
       this.logger.error({ msg: 'could not record a webhook delivery attempt', err: String(error), eventId: claim.eventId });
     }
   }
 
-  private async send(claim: ClaimedDelivery): Promise<SendResult> {
+  /** The attempt's result, or null when this replica cannot sign the delivery. */
+  private async send(claim: ClaimedDelivery): Promise<SendResult | null> {
     let headers: Record<string, string>;
     try {
       headers = this.headersFor(claim);
     } catch (error) {
       // A secret sealed under another SERVER_SECRET: a misconfigured replica, not the partner.
       this.logger.error({ msg: 'could not sign a webhook delivery', err: String(error), eventId: claim.eventId });
-      return { statusCode: null, durationMs: 0, error: 'the service could not sign the delivery' };
+      return null;
     }
-    return this.sender.send({ url: claim.url, body: claim.body, headers });
+    const rules = urlRulesFor(claim.environment, this.config.webhookAllowInsecureUrls);
+    return this.sender.send({ url: claim.url, rules, body: claim.body, headers });
   }
 
   /** Standard Webhooks headers; the timestamp is the attempt's, as receivers check its age. */

@@ -3,16 +3,15 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { AppConfig } from '../../../config/app-config.js';
 import { WebhookDeliveryService } from './webhook-delivery.service.js';
 
-/** Attempts one replica keeps in flight. */
-const CONCURRENCY = 16;
 /** Pause after a failed poll (the database is unreachable, say), so the log is not flooded. */
 const PAUSE_AFTER_ERROR_MS = 5_000;
 
 /**
  * Polls for due deliveries in every service process that mounts the platform surface
  * (WEBHOOK_WORKER=false turns it off). Replicas may run it side by side: claims never
- * overlap. Up to CONCURRENCY attempts run at once, and a slot freed by one attempt is
- * filled at once, so a slow receiver holds up only its own attempts.
+ * overlap. Up to WEBHOOK_CONCURRENCY attempts run at once, of which one partner and
+ * environment may hold WEBHOOK_PARTNER_CONCURRENCY across replicas, so a slow receiver
+ * holds up only its own partner. A slot freed by one attempt is filled at once.
  */
 @Injectable()
 export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -47,7 +46,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
 
   private async run(): Promise<void> {
     while (!this.stopping) {
-      const free = CONCURRENCY - this.inFlight.size;
+      const free = this.config.webhookConcurrency - this.inFlight.size;
       if (free === 0) {
         await Promise.race(this.inFlight);
         continue;
@@ -62,8 +61,9 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
         await this.pause(PAUSE_AFTER_ERROR_MS);
         continue;
       }
-      // Nothing more is due: wait for the next poll.
-      if (claimed < free) await this.pause(this.config.webhookPollIntervalMs);
+      // Nothing more is due, or only for partners at their share: wait for the next poll,
+      // or for an attempt to end, which may give its partner room again.
+      if (claimed < free) await Promise.race([this.pause(this.config.webhookPollIntervalMs), ...this.inFlight]);
     }
     await Promise.all(this.inFlight);
   }

@@ -5,7 +5,7 @@ import { ServerSecrets } from '../../../shared/crypto/server-secrets.js';
 import { ApiError, invalidRequest } from '../../../shared/errors/api-error.js';
 import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
-import { checkEndpointUrl, hostOf, refusedAddresses } from '../domain/endpoint-url-policy.js';
+import { allowedAddresses, checkEndpointUrl, hostOf, refusedAddresses, urlRulesFor } from '../domain/endpoint-url-policy.js';
 import { HostResolver } from '../domain/host-resolver.js';
 import { WebhookDeliveryRepository, type DeliveryRecord, type DeliveryStatus } from '../domain/webhook-delivery.repository.js';
 import { WebhookEndpointRepository, type WebhookEndpoint } from '../domain/webhook-endpoint.repository.js';
@@ -15,6 +15,12 @@ import { newEndpointSecret } from '../domain/webhook-signature.js';
 
 /** DECISIONS 16: after a rotation the old secret keeps signing alongside the new for 24 h. */
 export const ROTATION_OVERLAP_SECONDS = 24 * 3600;
+
+/**
+ * DECISIONS 27: endpoints per partner and environment. Each event goes to every endpoint,
+ * so the limit bounds the deliveries one event makes, and what one partner can queue.
+ */
+export const ENDPOINT_LIMIT = 10;
 
 /** An endpoint with its secret, which is shown only in the answer that creates it. */
 export interface EndpointWithSecret {
@@ -36,11 +42,14 @@ export class WebhookEndpointsService {
   ) {}
 
   async create(tenant: Tenant, url: string, eventTypes: WebhookEventType[]): Promise<EndpointWithSecret> {
-    await this.checkUrl(url);
+    await this.checkUrl(tenant, url);
     const secret = newEndpointSecret();
     const endpoint = await this.unitOfWork.run(() =>
-      this.endpoints.create(tenant, { url, eventTypes: [...new Set(eventTypes)], sealedSecret: this.secrets.seal(secret) }),
+      this.endpoints.createWithin(ENDPOINT_LIMIT, tenant, { url, eventTypes: [...new Set(eventTypes)], sealedSecret: this.secrets.seal(secret) }),
     );
+    if (!endpoint) {
+      throw new ApiError('endpoint_limit_reached', `At most ${ENDPOINT_LIMIT} webhook endpoints per environment: delete one first.`);
+    }
     return { endpoint, secret };
   }
 
@@ -67,7 +76,8 @@ export class WebhookEndpointsService {
   /**
    * Sends the event again, with a fresh retry schedule, to every endpoint subscribed to
    * its type now: the ones it already went to, and ones added since (after a wrong URL was
-   * replaced, say). Returns their ids.
+   * replaced, say). A delivery whose attempt is in flight keeps it: no second attempt
+   * starts beside it. Returns their ids.
    */
   async redeliver(tenant: Tenant, eventId: string): Promise<string[]> {
     const eventType = await this.events.typeOf(tenant, eventId);
@@ -77,15 +87,16 @@ export class WebhookEndpointsService {
     return endpointIds;
   }
 
-  /** The URL policy, and in production the host's current addresses (checked again at every delivery). */
-  private async checkUrl(url: string): Promise<void> {
-    const check = checkEndpointUrl(url, this.config.webhookAllowInsecureUrls);
+  /** The URL rules of the tenant's environment, and the host's current addresses (checked again at every delivery). */
+  private async checkUrl(tenant: Tenant, url: string): Promise<void> {
+    const rules = urlRulesFor(tenant.environment, this.config.webhookAllowInsecureUrls);
+    const check = checkEndpointUrl(url, rules);
     if (!check.ok) throw invalidRequest(`${check.reason}.`);
-    if (this.config.webhookAllowInsecureUrls) return;
+    if (rules === 'unrestricted') return;
     const host = hostOf(check.url);
     const addresses = isIP(host) ? [host] : await this.resolver.addressesOf(host).catch(() => []);
-    const refusal = refusedAddresses(host, addresses);
-    if (refusal) throw invalidRequest(`url must point to a public address; ${refusal}.`);
+    const refusal = refusedAddresses(host, addresses, rules);
+    if (refusal) throw invalidRequest(`url must point to ${allowedAddresses(rules)}; ${refusal}.`);
   }
 }
 

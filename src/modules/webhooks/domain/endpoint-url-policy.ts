@@ -1,34 +1,49 @@
 import { isIP } from 'node:net';
+import type { Environment } from '../../../shared/tenancy/tenant.js';
 
 /**
- * Which URLs may receive webhooks (DECISIONS 16). In production only https URLs whose host
- * is a public address, so that a partner cannot make the service call into its own
- * network (SSRF). The development setting (WEBHOOK_ALLOW_INSECURE_URLS) lifts every rule
- * but the scheme: http and any address, loopback and LAN receivers included.
+ * Which URLs may receive webhooks (DECISIONS 27), so that a partner cannot make the service
+ * call into its own network (SSRF) or probe it:
+ * - `public` (live endpoints): https on port 443 or 8443, to public addresses only;
+ * - `sandbox` (sandbox endpoints): http or https on any port, to public or loopback
+ *   addresses, so a partner can test against a receiver on the machine running the service;
+ * - `unrestricted` (WEBHOOK_ALLOW_INSECURE_URLS): http or https, any port and address.
  *
  * A host name is checked here only for being localhost; its addresses are checked when it
  * is resolved, at registration and again at every connection (`refusedAddresses`).
  */
+export type UrlRules = 'public' | 'sandbox' | 'unrestricted';
+
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
-export function checkEndpointUrl(raw: string, allowInsecure: boolean): UrlCheck {
+/** The rules for an endpoint of `environment`; the insecure setting lifts them all. */
+export function urlRulesFor(environment: Environment, allowInsecure: boolean): UrlRules {
+  if (allowInsecure) return 'unrestricted';
+  return environment === 'sandbox' ? 'sandbox' : 'public';
+}
+
+/** Ports a live endpoint may use: https's own, and its common alternative. */
+const PUBLIC_PORTS = ['', '443', '8443'];
+
+export function checkEndpointUrl(raw: string, rules: UrlRules): UrlCheck {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     return refuse('url must be an absolute URL such as https://example.com/webhooks');
   }
-  if (url.protocol !== 'https:' && !(allowInsecure && url.protocol === 'http:')) {
-    return refuse(allowInsecure ? 'url must use http or https' : 'url must use https');
+  if (url.protocol !== 'https:' && !(rules !== 'public' && url.protocol === 'http:')) {
+    return refuse(rules === 'public' ? 'url must use https' : 'url must use http or https');
   }
   if (url.username || url.password) return refuse('url must not contain a user name or password');
   if (url.hash) return refuse('url must not contain a fragment (#…)');
-  if (allowInsecure) return { ok: true, url };
+  if (rules === 'unrestricted') return { ok: true, url };
+  if (rules === 'public' && !PUBLIC_PORTS.includes(url.port)) return refuse('url must use port 443 or 8443');
   const host = hostOf(url);
-  if (host === 'localhost' || host.endsWith('.localhost')) return refuse('url must not point to localhost');
+  if (rules === 'public' && (host === 'localhost' || host.endsWith('.localhost'))) return refuse('url must not point to localhost');
   if (isIP(host)) {
-    const reason = nonPublicReason(host);
-    if (reason) return refuse(`url must point to a public address; ${host} is ${reason}`);
+    const reason = addressRefusal(host, rules);
+    if (reason) return refuse(`url must point to ${allowedAddresses(rules)}; ${host} is ${reason}`);
   }
   return { ok: true, url };
 }
@@ -39,18 +54,31 @@ export function hostOf(url: URL): string {
 }
 
 /**
- * Why a host's resolved addresses may not receive webhooks, or null when they may. Every
- * address must be public: a host answering both a public and a private address could have
- * a connection land on the private one.
+ * Why a host's resolved addresses may not receive webhooks under `rules`, or null when
+ * they may. Every address must pass: a host answering both a public and a private address
+ * could have a connection land on the private one.
  */
-export function refusedAddresses(host: string, addresses: readonly string[]): string | null {
+export function refusedAddresses(host: string, addresses: readonly string[], rules: UrlRules): string | null {
   if (addresses.length === 0) return `${host} does not resolve to any address`;
+  if (rules === 'unrestricted') return null;
   for (const address of addresses) {
-    const reason = nonPublicReason(address);
+    const reason = addressRefusal(address, rules);
     if (reason) return `${host} resolves to ${address}, ${reason}`;
   }
   return null;
 }
+
+/** What the addresses of an endpoint under `rules` may be, for refusals. */
+export const allowedAddresses = (rules: Exclude<UrlRules, 'unrestricted'>): string =>
+  rules === 'sandbox' ? 'a public or loopback address' : 'a public address';
+
+function addressRefusal(address: string, rules: Exclude<UrlRules, 'unrestricted'>): string | null {
+  const reason = nonPublicReason(address);
+  if (reason === null) return null;
+  return rules === 'sandbox' && reason.startsWith(LOOPBACK) ? null : reason;
+}
+
+const LOOPBACK = 'a loopback address';
 
 type Range = readonly [network: string, prefix: number, reason: string];
 
@@ -59,7 +87,7 @@ const IPV4_RANGES: readonly Range[] = [
   ['0.0.0.0', 8, 'an unspecified address'],
   ['10.0.0.0', 8, 'a private address'],
   ['100.64.0.0', 10, 'a shared (carrier-grade NAT) address'],
-  ['127.0.0.0', 8, 'a loopback address'],
+  ['127.0.0.0', 8, LOOPBACK],
   ['169.254.0.0', 16, 'a link-local address'],
   ['172.16.0.0', 12, 'a private address'],
   ['192.0.0.0', 24, 'a reserved address'],
@@ -76,7 +104,7 @@ const IPV4_RANGES: readonly Range[] = [
 // Checked in order; anything outside global unicast (2000::/3) is refused after them.
 const IPV6_RANGES: readonly Range[] = [
   ['::', 128, 'an unspecified address'],
-  ['::1', 128, 'a loopback address'],
+  ['::1', 128, LOOPBACK],
   ['fe80::', 10, 'a link-local address'],
   ['fec0::', 10, 'a site-local address'],
   ['fc00::', 7, 'a unique-local address'],

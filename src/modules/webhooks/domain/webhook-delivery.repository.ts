@@ -1,6 +1,7 @@
-import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import type { Environment, Tenant } from '../../../shared/tenancy/tenant.js';
 import type { DeliveryState } from './retry-schedule.js';
 import type { WebhookEventType } from './webhook-event.js';
+import type { DeliveryFailure } from './webhook-sender.js';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
@@ -13,6 +14,8 @@ export interface ClaimedDelivery {
   /** Attempts made since the delivery was (re)scheduled, before this one. */
   attemptsMade: number;
   eventId: string;
+  /** The endpoint's environment, whose URL rules apply to the attempt. */
+  environment: Environment;
   /** The event's payload exactly as stored: the body to send. */
   body: string;
   url: string;
@@ -24,7 +27,8 @@ export interface DeliveryAttempt {
   /** Null when no response arrived (refused address, connection error, timeout). */
   statusCode: number | null;
   durationMs: number;
-  error: string | null;
+  /** Why the attempt failed; null when it was confirmed. */
+  failure: DeliveryFailure | null;
   attemptedAt: Date;
 }
 
@@ -44,14 +48,18 @@ export interface DeliveryRecord {
 export abstract class WebhookDeliveryRepository {
   /**
    * Schedules the event for every endpoint of the tenant subscribed to its type, due in
-   * `delaySeconds`; a delivery that already exists starts over. Returns the endpoint ids.
+   * `delaySeconds`; a delivery that already exists starts over, unless its attempt is in
+   * flight (leased): that attempt is the delivery, and no second one starts beside it.
+   * Returns the ids of the subscribed endpoints.
    */
   abstract schedule(tenant: Tenant, eventId: string, eventType: WebhookEventType, delaySeconds: number): Promise<string[]>;
   /**
-   * Leases up to `limit` due deliveries for `leaseMs`, none of them leased by anyone else.
-   * A lease that ends before its attempt is recorded makes the delivery due again.
+   * Leases up to `limit` due deliveries for `leaseMs`, none of them leased by anyone else,
+   * fairly: at most `perTenant` leases live at once for one partner and environment, across
+   * every claimer, and the tenants take turns (each one's earliest due first). A lease that
+   * ends before its attempt is recorded makes the delivery due again.
    */
-  abstract claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]>;
+  abstract claimDue(limit: number, perTenant: number, leaseMs: number): Promise<ClaimedDelivery[]>;
   /**
    * Logs the attempt and, if the lease is still the claim's, moves the delivery to `next`.
    * Nothing is recorded when the endpoint was deleted meanwhile.

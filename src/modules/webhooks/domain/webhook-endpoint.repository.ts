@@ -23,7 +23,12 @@ export interface RotatedSecret {
 
 /** A partner's receiving endpoints, per environment, and their signing secrets. */
 export abstract class WebhookEndpointRepository {
-  abstract create(tenant: Tenant, endpoint: NewWebhookEndpoint): Promise<WebhookEndpoint>;
+  /**
+   * Creates the endpoint unless the tenant already has `limit` endpoints (null then).
+   * Run inside a UnitOfWork: concurrent creates for one tenant then take turns until it
+   * commits, so the limit holds under a race.
+   */
+  abstract createWithin(limit: number, tenant: Tenant, endpoint: NewWebhookEndpoint): Promise<WebhookEndpoint | null>;
   abstract list(tenant: Tenant): Promise<WebhookEndpoint[]>;
   abstract find(tenant: Tenant, id: string): Promise<WebhookEndpoint | null>;
   /** True when the tenant had the endpoint. Its pending deliveries go with it. */

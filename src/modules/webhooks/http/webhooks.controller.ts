@@ -57,7 +57,8 @@ export class WebhooksController {
     description: 'The answer carries the signing secret, shown this once. Deliveries follow the Standard Webhooks specification.',
   })
   @ApiCreatedResponse({ type: WebhookEndpointWithSecretDto })
-  @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: url refused (not https, not public) or events invalid' })
+  @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: url refused (not https, not public, not port 443 or 8443) or events invalid' })
+  @ApiConflictResponse({ type: ErrorBodyDto, description: 'endpoint_limit_reached: the environment already has 10 endpoints' })
   async create(@CurrentTenant() tenant: Tenant, @Body() body: CreateWebhookEndpointDto): Promise<WebhookEndpointWithSecretDto> {
     const { endpoint, secret } = await this.endpoints.create(tenant, body.url, body.events);
     return { ...toDto(endpoint), secret };
@@ -120,7 +121,8 @@ export class WebhooksController {
   @Extension()
   @ApiOperation({
     summary: 'Send an event again',
-    description: 'To every endpoint subscribed to its type now, with a fresh retry schedule, whatever became of earlier deliveries.',
+    description:
+      'To every endpoint subscribed to its type now, with a fresh retry schedule, whatever became of earlier deliveries. An attempt already in flight is not doubled: it is the redelivery to its endpoint.',
   })
   @ApiAcceptedResponse({ type: RedeliveryDto })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'not_found' })
@@ -144,7 +146,7 @@ function toDeliveryDto(delivery: DeliveryRecord): WebhookDeliveryDto {
     attempts: delivery.attempts.map((attempt) => ({
       status_code: attempt.statusCode,
       duration_ms: attempt.durationMs,
-      error: attempt.error,
+      error: attempt.failure,
       attempted_at: attempt.attemptedAt.toISOString(),
     })),
   };

@@ -3,10 +3,12 @@ import { ArrayNotEmpty, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, M
 import { IntegerQueryParam } from '../../../shared/http/validation.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../domain/webhook-delivery.repository.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../domain/webhook-event.js';
+import { DELIVERY_FAILURES, type DeliveryFailure } from '../domain/webhook-sender.js';
 
 export class CreateWebhookEndpointDto {
   @ApiProperty({
-    description: 'Where deliveries are POSTed. Production accepts only https URLs whose host resolves to public addresses.',
+    description:
+      'Where deliveries are POSTed. Live endpoints: https on port 443 or 8443, to a host that resolves to public addresses only. Sandbox endpoints may also use http, any port and loopback addresses. At most 10 endpoints per environment.',
     example: 'https://partner.example.com/webhooks/reading',
     maxLength: 2048,
   })
@@ -67,7 +69,14 @@ export class DeliveryAttemptDto {
   @ApiProperty({ nullable: true, type: Number, description: "The receiver's status code; null when no response arrived." })
   status_code: number | null;
   @ApiProperty({ description: 'Milliseconds until the response status arrived, or until the attempt failed.' }) duration_ms: number;
-  @ApiProperty({ nullable: true, type: String, example: 'timed out after 10000 ms' }) error: string | null;
+  @ApiProperty({
+    nullable: true,
+    enum: DELIVERY_FAILURES,
+    example: 'timeout',
+    description:
+      'Why the attempt failed, null when a 2xx confirmed it. timeout: no status within the time limit; connection_refused: no connection, or it broke before a status, or the address is not allowed; tls: the TLS handshake failed; dns: the host name did not resolve; http_status: a status other than 2xx (redirects are not followed).',
+  })
+  error: DeliveryFailure | null;
   @ApiProperty({ format: 'date-time' }) attempted_at: string;
 }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db, TypeOrmUnitOfWork } from '../../../shared/persistence/typeorm-unit-of-work.js';
-import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import type { Environment, Tenant } from '../../../shared/tenancy/tenant.js';
 import type { DeliveryState } from '../domain/retry-schedule.js';
 import {
   WebhookDeliveryRepository,
@@ -10,6 +10,7 @@ import {
   type DeliveryStatus,
 } from '../domain/webhook-delivery.repository.js';
 import type { WebhookEventType } from '../domain/webhook-event.js';
+import type { DeliveryFailure } from '../domain/webhook-sender.js';
 import { WebhookDeliveryAttemptEntity } from './webhook.entities.js';
 
 interface ClaimedRow {
@@ -17,6 +18,7 @@ interface ClaimedRow {
   claim_token: string;
   attempts_made: number;
   event_id: string;
+  environment: Environment;
   body: string;
   url: string;
   sealed_secrets: string[];
@@ -35,9 +37,62 @@ interface AttemptRow {
   delivery_id: string;
   status_code: number | null;
   duration_ms: number;
-  error: string | null;
+  error: DeliveryFailure | null;
   attempted_at: Date;
 }
+
+/** The delivery is leased and its lease has not ended: its attempt is in flight. */
+const LEASE_IS_LIVE = (table: string) =>
+  `${table}.status = 'pending' AND ${table}.claim_token IS NOT NULL AND ${table}.next_attempt_at > now()`;
+
+/**
+ * The fair claim ($1 deliveries at most, $2 live leases per tenant, leases of $3 ms).
+ * Each tenant with due deliveries offers its earliest ones, as many as it has lease room
+ * for; the offers are taken in turns (every tenant's first, then every tenant's second…),
+ * so a tenant with a backlog of slow deliveries cannot crowd the others out. The rows are
+ * locked with SKIP LOCKED and updated in the same statement, as a redelivery may hold one.
+ * (The UPDATE sits in a CTE because TypeORM answers a top-level UPDATE with a row count.)
+ */
+const CLAIM_SQL = `
+  WITH tenants AS (
+    SELECT DISTINCT partner_id, environment FROM webhook_deliveries
+    WHERE status = 'pending' AND next_attempt_at <= now()
+  ), offers AS (
+    SELECT o.id, o.turn, o.next_attempt_at
+    FROM tenants t
+    CROSS JOIN LATERAL (
+      SELECT count(*)::int AS n FROM webhook_deliveries l
+      WHERE l.partner_id = t.partner_id AND l.environment = t.environment AND ${LEASE_IS_LIVE('l')}
+    ) live
+    CROSS JOIN LATERAL (
+      SELECT d.id, d.next_attempt_at, row_number() OVER (ORDER BY d.next_attempt_at, d.id) AS turn
+      FROM webhook_deliveries d
+      WHERE d.partner_id = t.partner_id AND d.environment = t.environment
+        AND d.status = 'pending' AND d.next_attempt_at <= now()
+      ORDER BY d.next_attempt_at, d.id
+      LIMIT greatest($2 - live.n, 0)
+    ) o
+    ORDER BY o.turn, o.next_attempt_at, o.id
+    LIMIT $1
+  ), due AS (
+    SELECT id FROM webhook_deliveries
+    WHERE id IN (SELECT id FROM offers) AND status = 'pending' AND next_attempt_at <= now()
+    FOR UPDATE SKIP LOCKED
+  ), claimed AS (
+    UPDATE webhook_deliveries d
+    SET next_attempt_at = now() + make_interval(secs => $3::double precision / 1000),
+        claim_token = gen_random_uuid(), updated_at = now()
+    FROM due
+    WHERE d.id = due.id
+    RETURNING d.id, d.claim_token, d.attempts_made, d.event_id, d.endpoint_id, d.environment
+  )
+  SELECT c.id, c.claim_token, c.attempts_made, c.event_id, c.environment, e.payload::text AS body, ep.url,
+    ARRAY(SELECT s.sealed_secret FROM webhook_endpoint_secrets s
+          WHERE s.endpoint_id = c.endpoint_id AND (s.expires_at IS NULL OR s.expires_at > now())
+          ORDER BY s.created_at DESC) AS sealed_secrets
+  FROM claimed c
+  JOIN webhook_events e ON e.event_id = c.event_id
+  JOIN webhook_endpoints ep ON ep.id = c.endpoint_id`;
 
 @Injectable()
 export class TypeOrmWebhookDeliveryRepository extends WebhookDeliveryRepository {
@@ -49,57 +104,46 @@ export class TypeOrmWebhookDeliveryRepository extends WebhookDeliveryRepository 
   }
 
   async schedule(tenant: Tenant, eventId: string, eventType: WebhookEventType, delaySeconds: number): Promise<string[]> {
+    // A delivery whose lease is live has its attempt in flight: starting it over would let
+    // a second claimer make a second attempt beside it. ON CONFLICT's WHERE sees the row as
+    // committed last, after waiting for its lock, so concurrent redeliveries agree.
     const rows = await this.db.query<{ endpoint_id: string }>(
-      `INSERT INTO webhook_deliveries (partner_id, environment, event_id, endpoint_id, next_attempt_at)
-       SELECT partner_id, environment, $3, id, now() + make_interval(secs => $5)
-       FROM webhook_endpoints
-       WHERE partner_id = $1 AND environment = $2 AND $4 = ANY (event_types)
-       ON CONFLICT ON CONSTRAINT webhook_deliveries_event_endpoint DO UPDATE
-         SET status = 'pending', attempts_made = 0, next_attempt_at = EXCLUDED.next_attempt_at,
-             claim_token = NULL, updated_at = now()
-       RETURNING endpoint_id`,
+      `WITH subscribed AS (
+         SELECT id FROM webhook_endpoints
+         WHERE partner_id = $1 AND environment = $2 AND $4 = ANY (event_types)
+       ), scheduled AS (
+         INSERT INTO webhook_deliveries (partner_id, environment, event_id, endpoint_id, next_attempt_at)
+         SELECT $1, $2, $3, id, now() + make_interval(secs => $5) FROM subscribed
+         ON CONFLICT ON CONSTRAINT webhook_deliveries_event_endpoint DO UPDATE
+           SET status = 'pending', attempts_made = 0, next_attempt_at = EXCLUDED.next_attempt_at,
+               claim_token = NULL, updated_at = now()
+           WHERE NOT (${LEASE_IS_LIVE('webhook_deliveries')})
+       )
+       SELECT id AS endpoint_id FROM subscribed`,
       [tenant.partnerId, tenant.environment, eventId, eventType, delaySeconds],
     );
     return rows.map((row) => row.endpoint_id);
   }
 
-  async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    // One statement, so the row locks taken by SKIP LOCKED last until the lease is written:
-    // a concurrent claimer skips these rows, or sees them no longer due once this commits.
-    // (The UPDATE sits in a CTE because TypeORM answers a top-level UPDATE with a row count.)
-    const rows = await this.db.query<ClaimedRow>(
-      `WITH due AS (
-         SELECT id FROM webhook_deliveries
-         WHERE status = 'pending' AND next_attempt_at <= now()
-         ORDER BY next_attempt_at
-         LIMIT $1
-         FOR UPDATE SKIP LOCKED
-       ), claimed AS (
-         UPDATE webhook_deliveries d
-         SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000),
-             claim_token = gen_random_uuid(), updated_at = now()
-         FROM due
-         WHERE d.id = due.id
-         RETURNING d.id, d.claim_token, d.attempts_made, d.event_id, d.endpoint_id
-       )
-       SELECT c.id, c.claim_token, c.attempts_made, c.event_id, e.payload::text AS body, ep.url,
-         ARRAY(SELECT s.sealed_secret FROM webhook_endpoint_secrets s
-               WHERE s.endpoint_id = c.endpoint_id AND (s.expires_at IS NULL OR s.expires_at > now())
-               ORDER BY s.created_at DESC) AS sealed_secrets
-       FROM claimed c
-       JOIN webhook_events e ON e.event_id = c.event_id
-       JOIN webhook_endpoints ep ON ep.id = c.endpoint_id`,
-      [limit, leaseMs],
-    );
-    return rows.map((row) => ({
-      deliveryId: row.id,
-      claimToken: row.claim_token,
-      attemptsMade: row.attempts_made,
-      eventId: row.event_id,
-      body: row.body,
-      url: row.url,
-      sealedSecrets: row.sealed_secrets,
-    }));
+  claimDue(limit: number, perTenant: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    return this.unitOfWork.run(async () => {
+      // Claimers take turns, each until its leases commit. The claim below is a statement of
+      // its own, so its snapshot starts after the lock and counts every live lease of the
+      // claimer before: the per-tenant bound holds across replicas. (A count in the locking
+      // statement itself would use a snapshot taken before the lock was granted.)
+      await this.db.query(`SELECT pg_advisory_xact_lock(hashtextextended('webhook_deliveries:claim', 0))`);
+      const rows = await this.db.query<ClaimedRow>(CLAIM_SQL, [limit, perTenant, leaseMs]);
+      return rows.map((row) => ({
+        deliveryId: row.id,
+        claimToken: row.claim_token,
+        attemptsMade: row.attempts_made,
+        eventId: row.event_id,
+        environment: row.environment,
+        body: row.body,
+        url: row.url,
+        sealedSecrets: row.sealed_secrets,
+      }));
+    });
   }
 
   recordAttempt(claim: ClaimedDelivery, attempt: DeliveryAttempt, next: DeliveryState): Promise<void> {
@@ -109,7 +153,8 @@ export class TypeOrmWebhookDeliveryRepository extends WebhookDeliveryRepository 
         [claim.deliveryId],
       );
       if (!current) return; // the endpoint was deleted during the attempt
-      await this.db.manager.getRepository(WebhookDeliveryAttemptEntity).insert({ deliveryId: claim.deliveryId, ...attempt });
+      const { failure, ...rest } = attempt;
+      await this.db.manager.getRepository(WebhookDeliveryAttemptEntity).insert({ deliveryId: claim.deliveryId, ...rest, error: failure });
       // A redelivery or an expired lease handed the delivery on: the attempt is logged,
       // but its new holder decides what happens next.
       if (current.claim_token !== claim.claimToken) return;
@@ -152,7 +197,7 @@ export class TypeOrmWebhookDeliveryRepository extends WebhookDeliveryRepository 
         .map((attempt) => ({
           statusCode: attempt.status_code,
           durationMs: attempt.duration_ms,
-          error: attempt.error,
+          failure: attempt.error,
           attemptedAt: attempt.attempted_at,
         })),
     }));

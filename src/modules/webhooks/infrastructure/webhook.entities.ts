@@ -46,6 +46,7 @@ export class WebhookEndpointSecretEntity {
 @Unique('webhook_deliveries_event_endpoint', ['eventId', 'endpointId'])
 @Index('webhook_deliveries_due', ['nextAttemptAt'], { where: `status = 'pending'` })
 @Index('webhook_deliveries_endpoint', ['partnerId', 'endpointId', 'id'])
+@Index('webhook_deliveries_tenant_due', ['partnerId', 'environment', 'nextAttemptAt'], { where: `status = 'pending'` })
 @Check('webhook_deliveries_status_check', `status IN ('pending', 'delivered', 'failed')`)
 export class WebhookDeliveryEntity {
   @PrimaryGeneratedColumn('increment', { type: 'bigint' }) id: string;
@@ -67,6 +68,7 @@ export class WebhookDeliveryEntity {
 
 @Entity('webhook_delivery_attempts')
 @Index('webhook_delivery_attempts_delivery', ['deliveryId', 'id'])
+@Check('webhook_delivery_attempts_error_check', `error IN ('timeout', 'connection_refused', 'tls', 'dns', 'http_status')`)
 export class WebhookDeliveryAttemptEntity {
   @PrimaryGeneratedColumn('increment', { type: 'bigint' }) id: string;
   @Column('bigint', { name: 'delivery_id' })
