@@ -50,7 +50,7 @@ const ROWS: Row[] = [
     method: 'POST',
     path: () => '/entitlements',
     body: (v) => ({ subscriber_id: v.subscriberId, product: 'textapp', status: 'canceled', plan: 'attacker-plan' }),
-    stranger: { status: 200, body: { ok: true } },
+    stranger: { status: 200, body: { ok: true, applied: true } },
   },
   {
     name: 'subscriber status',

@@ -5,6 +5,7 @@ import { Webhooks1763900300000 } from './1763900300000-webhooks.js';
 import { ReadingRollup1763900400000 } from './1763900400000-reading-rollup.js';
 import { KidsActivity1763900410000 } from './1763900410000-kids-activity.js';
 import { StreamUrlAudit1763900500000 } from './1763900500000-stream-url-audit.js';
+import { EntitlementOrdering1763900600000 } from './1763900600000-entitlement-ordering.js';
 
 /** Every migration, in order of its timestamp. A new migration is added here as well as in its file. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   ReadingRollup1763900400000,
   KidsActivity1763900410000,
   StreamUrlAudit1763900500000,
+  EntitlementOrdering1763900600000,
 ];
