@@ -60,6 +60,7 @@ const ROWS: Row[] = [
     stranger: { status: 200, body: { subscriber_id: expect.any(String), entitlements: [] } },
   },
   { name: 'webhook endpoint list', surface: 'platform', method: 'GET', path: () => '/webhook-endpoints', stranger: { status: 200, body: { data: [] } } },
+  { name: 'event feed', surface: 'platform', method: 'GET', path: () => '/events', stranger: { status: 200, body: { data: [], next_after: 0, has_more: false } } },
   {
     name: 'webhook deliveries',
     surface: 'platform',

@@ -27,6 +27,7 @@ export const ERROR_KINDS = {
   endings_not_available: { status: 409, error: 'endings_not_available' },
   ending_already_chosen: { status: 409, error: 'ending_already_chosen' },
   conflict: { status: 409, error: 'conflict' },
+  events_expired: { status: 410, error: 'events_expired' },
   rate_limited: { status: 429, error: 'rate_limited' },
   temporarily_unavailable: { status: 503, error: 'temporarily_unavailable' },
   server_error: { status: 500, error: 'server_error' },
