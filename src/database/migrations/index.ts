@@ -7,6 +7,7 @@ import { KidsActivity1763900410000 } from './1763900410000-kids-activity.js';
 import { StreamUrlAudit1763900500000 } from './1763900500000-stream-url-audit.js';
 import { EntitlementOrdering1763900600000 } from './1763900600000-entitlement-ordering.js';
 import { EventFeed1763900610000 } from './1763900610000-event-feed.js';
+import { ChapterUnlockSchedule1763900620000 } from './1763900620000-chapter-unlock-schedule.js';
 
 /** Every migration, in order of its timestamp. A new migration is added here as well as in its file. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   StreamUrlAudit1763900500000,
   EntitlementOrdering1763900600000,
   EventFeed1763900610000,
+  ChapterUnlockSchedule1763900620000,
 ];

@@ -21,9 +21,18 @@ export interface EntitlementWriteResult {
   applied: boolean;
 }
 
+/**
+ * Called inside the transaction of an applied change that may have changed what a
+ * subscriber may do (its status or plan): modules that derive state from the features
+ * (the release notification schedule) keep it in step, without entitlements knowing them.
+ */
+export type FeaturesChangedListener = (tenant: Tenant, subscriberId: string) => Promise<void>;
+
 /** Entitlements (contract 3, DECISIONS 6 and 24): ordered upserts with history, and the features they grant. */
 @Injectable()
 export class EntitlementsService {
+  private readonly featureListeners: FeaturesChangedListener[] = [];
+
   constructor(
     private readonly entitlements: EntitlementRepository,
     private readonly unitOfWork: UnitOfWork,
@@ -50,6 +59,7 @@ export class EntitlementsService {
       const createdAt = await this.entitlements.insertIfAbsent(key, requested, write.effectiveAt ?? null);
       if (createdAt) {
         await this.entitlements.appendHistory(key, { oldStatus: null, next: requested, changedBy, effectiveAt: createdAt, stale: false });
+        await this.featuresChanged(tenant, write.subscriberId);
         return { applied: true };
       }
       const current = await this.entitlements.lockCurrent(key);
@@ -68,8 +78,13 @@ export class EntitlementsService {
       }
       await this.entitlements.update(key, next, effectiveAt);
       await this.entitlements.appendHistory(key, { oldStatus: current.status, next, changedBy, effectiveAt, stale: false });
+      await this.featuresChanged(tenant, write.subscriberId);
       return { applied: true };
     });
+  }
+
+  onFeaturesChanged(listener: FeaturesChangedListener): void {
+    this.featureListeners.push(listener);
   }
 
   list(tenant: Tenant, subscriberId: string): Promise<Entitlement[]> {
@@ -94,7 +109,16 @@ export class EntitlementsService {
     return this.entitlements.subscribersActiveDuring(tenant, product, from, until);
   }
 
+  /** Records the mapping and re-plans the entitlements carrying that plan name; returns how many. */
   mapPlan(partnerId: string, partnerPlan: string, internalPlan: InternalPlan): Promise<number> {
-    return this.unitOfWork.run(() => this.entitlements.mapPlan(partnerId, partnerPlan, internalPlan));
+    return this.unitOfWork.run(async () => {
+      const replanned = await this.entitlements.mapPlan(partnerId, partnerPlan, internalPlan);
+      for (const { tenant, subscriberId } of replanned) await this.featuresChanged(tenant, subscriberId);
+      return replanned.length;
+    });
+  }
+
+  private async featuresChanged(tenant: Tenant, subscriberId: string): Promise<void> {
+    for (const listener of this.featureListeners) await listener(tenant, subscriberId);
   }
 }

@@ -56,6 +56,9 @@ export abstract class EntitlementRepository {
   abstract subscribersActiveDuring(tenant: Tenant, product: Product, from: Date, until: Date): Promise<string[]>;
   /** The partner's mapping of one of its plan names, if any. */
   abstract mappedPlan(partnerId: string, partnerPlan: string): Promise<InternalPlan | null>;
-  /** Records a mapping and re-plans the partner's entitlements that carry that plan name. */
-  abstract mapPlan(partnerId: string, partnerPlan: string, internalPlan: InternalPlan): Promise<number>;
+  /**
+   * Records a mapping and re-plans the partner's entitlements that carry that plan name;
+   * returns the (environment, subscriber) of each entitlement re-planned.
+   */
+  abstract mapPlan(partnerId: string, partnerPlan: string, internalPlan: InternalPlan): Promise<{ tenant: Tenant; subscriberId: string }[]>;
 }

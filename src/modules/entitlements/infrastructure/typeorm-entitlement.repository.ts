@@ -116,11 +116,13 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
     return (row?.internalPlan as InternalPlan | undefined) ?? null;
   }
 
-  async mapPlan(partnerId: string, partnerPlan: string, internalPlan: InternalPlan): Promise<number> {
+  async mapPlan(partnerId: string, partnerPlan: string, internalPlan: InternalPlan): Promise<{ tenant: Tenant; subscriberId: string }[]> {
     await this.db.manager.getRepository(PlanMappingEntity).upsert({ partnerId, partnerPlan, internalPlan }, ['partnerId', 'partnerPlan']);
-    const result = await this.db.manager
-      .getRepository(EntitlementEntity)
-      .update({ partnerId, partnerPlan }, { internalPlan, updatedAt: () => 'now()' });
-    return result.affected ?? 0;
+    const rows = await this.db.query<{ environment: Tenant['environment']; subscriber_id: string }>(
+      `UPDATE entitlements SET internal_plan = $3, updated_at = now() WHERE partner_id = $1 AND partner_plan = $2
+       RETURNING environment, subscriber_id`,
+      [partnerId, partnerPlan, internalPlan],
+    );
+    return rows.map((row) => ({ tenant: { partnerId, environment: row.environment }, subscriberId: row.subscriber_id }));
   }
 }

@@ -43,10 +43,11 @@ export interface DeliveryRecord {
  */
 export abstract class WebhookDeliveryRepository {
   /**
-   * Schedules the event for every endpoint of the tenant subscribed to its type, due in
-   * `delaySeconds`; a delivery that already exists starts over. Returns the endpoint ids.
+   * Schedules the event for every endpoint of the tenant subscribed to its type (and
+   * registered before `subscribedBefore`, when given), due in `delaySeconds`; a delivery
+   * that already exists starts over. Returns the endpoint ids.
    */
-  abstract schedule(tenant: Tenant, eventId: string, eventType: WebhookEventType, delaySeconds: number): Promise<string[]>;
+  abstract schedule(tenant: Tenant, eventId: string, eventType: WebhookEventType, delaySeconds: number, subscribedBefore?: Date): Promise<string[]>;
   /**
    * Leases up to `limit` due deliveries for `leaseMs`, none of them leased by anyone else.
    * A lease that ends before its attempt is recorded makes the delivery due again.

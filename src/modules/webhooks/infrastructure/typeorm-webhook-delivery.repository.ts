@@ -48,17 +48,17 @@ export class TypeOrmWebhookDeliveryRepository extends WebhookDeliveryRepository 
     super();
   }
 
-  async schedule(tenant: Tenant, eventId: string, eventType: WebhookEventType, delaySeconds: number): Promise<string[]> {
+  async schedule(tenant: Tenant, eventId: string, eventType: WebhookEventType, delaySeconds: number, subscribedBefore?: Date): Promise<string[]> {
     const rows = await this.db.query<{ endpoint_id: string }>(
       `INSERT INTO webhook_deliveries (partner_id, environment, event_id, endpoint_id, next_attempt_at)
        SELECT partner_id, environment, $3, id, now() + make_interval(secs => $5)
        FROM webhook_endpoints
-       WHERE partner_id = $1 AND environment = $2 AND $4 = ANY (event_types)
+       WHERE partner_id = $1 AND environment = $2 AND $4 = ANY (event_types) AND ($6::timestamptz IS NULL OR created_at < $6)
        ON CONFLICT ON CONSTRAINT webhook_deliveries_event_endpoint DO UPDATE
          SET status = 'pending', attempts_made = 0, next_attempt_at = EXCLUDED.next_attempt_at,
              claim_token = NULL, updated_at = now()
        RETURNING endpoint_id`,
-      [tenant.partnerId, tenant.environment, eventId, eventType, delaySeconds],
+      [tenant.partnerId, tenant.environment, eventId, eventType, delaySeconds, subscribedBefore ?? null],
     );
     return rows.map((row) => row.endpoint_id);
   }
