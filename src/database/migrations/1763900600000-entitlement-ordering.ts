@@ -13,7 +13,7 @@ export class EntitlementOrdering1763900600000 implements MigrationInterface {
     await db.query(`
       ALTER TABLE entitlements ADD COLUMN effective_at timestamptz;
       UPDATE entitlements SET effective_at = updated_at;
-      ALTER TABLE entitlements ALTER COLUMN effective_at SET NOT NULL;
+      ALTER TABLE entitlements ALTER COLUMN effective_at SET NOT NULL, ALTER COLUMN effective_at SET DEFAULT clock_timestamp();
       ALTER TABLE entitlement_history
         ADD COLUMN effective_at timestamptz NOT NULL DEFAULT clock_timestamp(),
         ADD COLUMN stale boolean NOT NULL DEFAULT false;

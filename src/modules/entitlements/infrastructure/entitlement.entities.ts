@@ -21,7 +21,8 @@ export class EntitlementEntity {
   @Column('text', { name: 'internal_plan' }) internalPlan: string;
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' }) createdAt: Date;
   @Column('timestamptz', { name: 'updated_at', default: () => 'now()' }) updatedAt: Date;
-  @Column('timestamptz', { name: 'effective_at' }) effectiveAt: Date;
+  /** When the last accepted change happened at the partner (the receipt time when it did not say). */
+  @Column('timestamptz', { name: 'effective_at', default: () => 'clock_timestamp()' }) effectiveAt: Date;
 }
 
 @Entity('entitlement_history')

@@ -13,6 +13,8 @@ export interface ClaimedDelivery {
   /** Attempts made since the delivery was (re)scheduled, before this one. */
   attemptsMade: number;
   eventId: string;
+  /** The event's `seq` in the partner's feed. */
+  sequence: number;
   /** The event's payload exactly as stored: the body to send. */
   body: string;
   url: string;

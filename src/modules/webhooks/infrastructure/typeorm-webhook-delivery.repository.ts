@@ -17,6 +17,7 @@ interface ClaimedRow {
   claim_token: string;
   attempts_made: number;
   event_id: string;
+  seq: string;
   body: string;
   url: string;
   sealed_secrets: string[];
@@ -82,7 +83,7 @@ export class TypeOrmWebhookDeliveryRepository extends WebhookDeliveryRepository 
          WHERE d.id = due.id
          RETURNING d.id, d.claim_token, d.attempts_made, d.event_id, d.endpoint_id
        )
-       SELECT c.id, c.claim_token, c.attempts_made, c.event_id, e.payload::text AS body, ep.url,
+       SELECT c.id, c.claim_token, c.attempts_made, c.event_id, e.seq, e.payload::text AS body, ep.url,
          ARRAY(SELECT s.sealed_secret FROM webhook_endpoint_secrets s
                WHERE s.endpoint_id = c.endpoint_id AND (s.expires_at IS NULL OR s.expires_at > now())
                ORDER BY s.created_at DESC) AS sealed_secrets
@@ -96,6 +97,7 @@ export class TypeOrmWebhookDeliveryRepository extends WebhookDeliveryRepository 
       claimToken: row.claim_token,
       attemptsMade: row.attempts_made,
       eventId: row.event_id,
+      sequence: Number(row.seq),
       body: row.body,
       url: row.url,
       sealedSecrets: row.sealed_secrets,
