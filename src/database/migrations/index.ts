@@ -5,9 +5,9 @@ import { Webhooks1763900300000 } from './1763900300000-webhooks.js';
 import { ReadingRollup1763900400000 } from './1763900400000-reading-rollup.js';
 import { KidsActivity1763900410000 } from './1763900410000-kids-activity.js';
 import { StreamUrlAudit1763900500000 } from './1763900500000-stream-url-audit.js';
-import { EntitlementOrdering1763900600000 } from './1763900600000-entitlement-ordering.js';
-import { EventFeed1763900610000 } from './1763900610000-event-feed.js';
-import { ChapterUnlockSchedule1763900620000 } from './1763900620000-chapter-unlock-schedule.js';
+import { EntitlementOrdering1763900700000 } from './1763900700000-entitlement-ordering.js';
+import { EventFeed1763900710000 } from './1763900710000-event-feed.js';
+import { ChapterUnlockSchedule1763900720000 } from './1763900720000-chapter-unlock-schedule.js';
 
 /** Every migration, in order of its timestamp. A new migration is added here as well as in its file. */
 export const MIGRATIONS = [
@@ -18,7 +18,7 @@ export const MIGRATIONS = [
   ReadingRollup1763900400000,
   KidsActivity1763900410000,
   StreamUrlAudit1763900500000,
-  EntitlementOrdering1763900600000,
-  EventFeed1763900610000,
-  ChapterUnlockSchedule1763900620000,
+  EntitlementOrdering1763900700000,
+  EventFeed1763900710000,
+  ChapterUnlockSchedule1763900720000,
 ];

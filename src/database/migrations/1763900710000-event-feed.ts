@@ -7,8 +7,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * number. `pruned_through` is the highest seq removed by retention: an `after` below it
  * asks for events that are gone.
  */
-export class EventFeed1763900610000 implements MigrationInterface {
-  name = 'EventFeed1763900610000';
+export class EventFeed1763900710000 implements MigrationInterface {
+  name = 'EventFeed1763900710000';
 
   async up(db: QueryRunner): Promise<void> {
     await db.query(`

@@ -6,8 +6,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * the history keeps every write, stale ones marked (DECISIONS 24). Existing records and
  * changes took effect when they were received.
  */
-export class EntitlementOrdering1763900600000 implements MigrationInterface {
-  name = 'EntitlementOrdering1763900600000';
+export class EntitlementOrdering1763900700000 implements MigrationInterface {
+  name = 'EntitlementOrdering1763900700000';
 
   async up(db: QueryRunner): Promise<void> {
     await db.query(`

@@ -5,8 +5,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * the next chapter to announce and its release instant. The job reads only the rows due,
  * through the index on that instant, so a run costs what is due, not the number of readers.
  */
-export class ChapterUnlockSchedule1763900620000 implements MigrationInterface {
-  name = 'ChapterUnlockSchedule1763900620000';
+export class ChapterUnlockSchedule1763900720000 implements MigrationInterface {
+  name = 'ChapterUnlockSchedule1763900720000';
 
   async up(db: QueryRunner): Promise<void> {
     await db.query(`
