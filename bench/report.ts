@@ -8,6 +8,7 @@ import type { ProfileSummary } from './profile.js';
 import type { SeededData } from './seed.js';
 import type { SqlComparison } from './sql-check.js';
 import type { TokenCacheCheck } from './token-cache.js';
+import type { UnlockJobCheck } from './unlock-job.js';
 
 export interface ReportInput {
   root: string;
@@ -19,6 +20,7 @@ export interface ReportInput {
   sql: SqlComparison[];
   plans: ExplainedStatement[];
   tokenCache: TokenCacheCheck;
+  unlockJob: UnlockJobCheck;
   profile?: { service?: ProfileSummary; baseline?: ProfileSummary };
 }
 
@@ -50,6 +52,7 @@ export function writeReport(input: ReportInput): { json: string; svg: string } {
     endpoints: input.results,
     targets,
     token_cache: input.tokenCache,
+    chapter_unlock_job: input.unlockJob,
     sql: input.sql,
     plans: input.plans,
     profile: input.profile,

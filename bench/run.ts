@@ -16,6 +16,7 @@ import { seed } from './seed.js';
 import { startServer, type RunningServer } from './servers.js';
 import { statementsPerRequest, type SqlComparison } from './sql-check.js';
 import { checkTokenCache, issueToken } from './token-cache.js';
+import { measureUnlockJob } from './unlock-job.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -104,9 +105,12 @@ async function main(): Promise<number> {
     await service.stop();
     await baseline.stop();
     servers.length = 0;
+    const [readers, due] = options.quick ? [100_000, 100] : [1_000_000, 1_000];
+    const unlockJob = await measureUnlockJob(database.url, serviceEnv, data.novelIds[0], readers, due);
+    log(`bench: chapter.unlocked job over ${unlockJob.readers} readers with ${unlockJob.due} due: ${unlockJob.runMs} ms, ${unlockJob.announced} announced`);
     const profile = options.profile ? { service: summariseProfiles(profileDir, service.pid), baseline: summariseProfiles(profileDir, baseline.pid) } : undefined;
     if (profile) log(`bench: CPU profiles in ${profileDir}; summarise one with: node dist/bench/profile.js FILE.cpuprofile [TOP] [SKIP_MS]`);
-    const written = writeReport({ root: ROOT, startedAt, options, database: database.description, data, results, sql, plans, tokenCache, profile });
+    const written = writeReport({ root: ROOT, startedAt, options, database: database.description, data, results, sql, plans, tokenCache, unlockJob, profile });
     log(`bench: results written to ${written.json} and ${written.svg}`);
     const measured = results.filter((r) => r.status === 'measured' && r.ratio !== undefined);
     if (measured.length === 0) {

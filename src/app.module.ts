@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
 import type { AppConfig } from './config/app-config.js';
 import { DatabaseModule } from './database/database.module.js';
 import { AnalyticsModule } from './modules/analytics/index.js';
@@ -31,6 +32,7 @@ export class AppModule {
         CoreModule.forRoot(config),
         DatabaseModule.forRoot(databaseUrl),
         ObservabilityModule.forRoot(metrics),
+        ScheduleModule.forRoot(),
         IdentityModule,
         EntitlementsModule,
         BillingModule,

@@ -1,10 +1,11 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
 import { ServerSecrets } from './crypto/server-secrets.js';
+import { PgNotifications } from './persistence/pg-notifications.js';
 import { Db, TypeOrmUnitOfWork } from './persistence/typeorm-unit-of-work.js';
 import { UnitOfWork } from './persistence/unit-of-work.js';
 
-/** What every module may inject: configuration, derived secrets and the unit of work. */
+/** What every module may inject: configuration, derived secrets, the unit of work and database notifications. */
 @Global()
 @Module({})
 export class CoreModule {
@@ -15,10 +16,11 @@ export class CoreModule {
         { provide: AppConfig, useValue: config },
         ServerSecrets,
         Db,
+        PgNotifications,
         TypeOrmUnitOfWork,
         { provide: UnitOfWork, useExisting: TypeOrmUnitOfWork },
       ],
-      exports: [AppConfig, ServerSecrets, Db, TypeOrmUnitOfWork, UnitOfWork],
+      exports: [AppConfig, ServerSecrets, Db, PgNotifications, TypeOrmUnitOfWork, UnitOfWork],
     };
   }
 }

@@ -36,6 +36,14 @@ describe('the OpenAPI document at /docs/openapi.json', () => {
     expect(status.tags).toContain('Extensions');
     expect(document.paths['/platform/v1/entitlements'].post['x-extension']).toBeUndefined();
   });
+
+  it('marks extension fields of contract shapes', () => {
+    const schemas = (document as unknown as { components: { schemas: Record<string, { properties: Record<string, Record<string, unknown>> }> } }).components.schemas;
+    expect(schemas.EntitlementRequestDto.properties.effective_at['x-extension']).toBe(true);
+    expect(schemas.EntitlementRequestDto.properties.subscriber_id['x-extension']).toBeUndefined();
+    expect(schemas.EntitlementWriteDto.properties.applied['x-extension']).toBe(true);
+    expect(schemas.EntitlementWriteDto.properties.ok['x-extension']).toBeUndefined();
+  });
 });
 
 test('Swagger UI is served at /docs', async () => {

@@ -23,8 +23,8 @@ type Change = [account: string, status: 'active' | 'suspended' | 'canceled', at:
 async function history(partner: IssuedCredential, changes: Change[], product = 'kidsapp', environment = 'live') {
   for (const [account, status, at] of changes) {
     await db.query(
-      `INSERT INTO entitlement_history (partner_id, environment, subscriber_id, product, old_status, new_status, internal_plan, changed_by, changed_at)
-       VALUES ($1, $2, $3, $4, NULL, $5, 'kids_standard', 'test', $6)`,
+      `INSERT INTO entitlement_history (partner_id, environment, subscriber_id, product, old_status, new_status, internal_plan, changed_by, changed_at, effective_at)
+       VALUES ($1, $2, $3, $4, NULL, $5, 'kids_standard', 'test', $6, $6)`,
       [partner.partner_id, environment, account, product, status, at],
     );
   }

@@ -26,7 +26,7 @@ describe('POST /platform/v1/entitlements', () => {
   it('creates, then updates the one record, answering 200 {ok: true}', async () => {
     const created = await post({ subscriber_id: 'sub-1', product: 'textapp', status: 'active' });
     expect(created.statusCode).toBe(200);
-    expect(created.json()).toEqual({ ok: true });
+    expect(created.json()).toEqual({ ok: true, applied: true });
     expect((await post({ subscriber_id: 'sub-1', product: 'textapp', status: 'suspended' })).statusCode).toBe(200);
     const status = await t.inject({ method: 'GET', url: '/platform/v1/subscriber/sub-1/status', headers: bearer(token) });
     expect(status.statusCode).toBe(200);

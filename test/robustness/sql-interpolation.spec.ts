@@ -63,7 +63,10 @@ const REVIEWED: Record<string, string[]> = {
     "sameKey('target', 'chain')",
   ],
   // A constant column list.
+  'src/modules/reading/infrastructure/pg-unlock-schedule.repository.ts': ['SELECT_ROW', 'SELECT_ROW'],
   'src/modules/reading/infrastructure/typeorm-reading-progress.repository.ts': ['PROGRESS_SELECT', 'PROGRESS_SELECT'],
+  // A fixed SQL fragment naming a table alias.
+  'src/modules/webhooks/infrastructure/typeorm-webhook-delivery.repository.ts': ["LEASE_IS_LIVE('l')", "LEASE_IS_LIVE('webhook_deliveries')"],
   // A fixed SQL expression, written once because it is used twice.
   'src/modules/rate-limiting/infrastructure/postgres-rate-limit.store.ts': ['refill', 'refill', 'refill'],
   // Database names, quoted as identifiers (CREATE DATABASE takes no bind parameters).

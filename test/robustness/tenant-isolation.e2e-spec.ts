@@ -49,7 +49,7 @@ const ROWS: Row[] = [
     method: 'POST',
     path: () => '/entitlements',
     body: (v) => ({ subscriber_id: v.subscriberId, product: 'textapp', status: 'canceled', plan: 'attacker-plan' }),
-    stranger: { status: 200, body: { ok: true } },
+    stranger: { status: 200, body: { ok: true, applied: true } },
   },
   {
     name: 'subscriber status',
@@ -59,6 +59,7 @@ const ROWS: Row[] = [
     stranger: { status: 200, body: { subscriber_id: expect.any(String), entitlements: [] } },
   },
   { name: 'webhook endpoint list', surface: 'platform', method: 'GET', path: () => '/webhook-endpoints', stranger: { status: 200, body: { data: [] } } },
+  { name: 'event feed', surface: 'platform', method: 'GET', path: () => '/events', stranger: { status: 200, body: { data: [], next_after: 0, has_more: false } } },
   {
     name: 'webhook deliveries',
     surface: 'platform',

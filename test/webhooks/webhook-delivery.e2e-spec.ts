@@ -46,6 +46,8 @@ describe('webhook delivery', () => {
     expect(JSON.parse(request.body)).toEqual(event);
     expect(request.headers['content-type']).toBe('application/json');
     expect(request.headers['webhook-id']).toBe(event.event_id);
+    // The partner's first event: its place in the event feed.
+    expect(request.headers['webhook-sequence']).toBe('1');
     expect(Math.abs(Number(request.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
     const verified = new Webhook(endpoint.secret).verify(request.body, request.headers as Record<string, string>);
     expect(verified).toEqual(event);

@@ -6,6 +6,9 @@ import { ReadingRollup1763900400000 } from './1763900400000-reading-rollup.js';
 import { KidsActivity1763900410000 } from './1763900410000-kids-activity.js';
 import { StreamUrlAudit1763900500000 } from './1763900500000-stream-url-audit.js';
 import { WebhookFairDelivery1763900600000 } from './1763900600000-webhook-fair-delivery.js';
+import { EntitlementOrdering1763900700000 } from './1763900700000-entitlement-ordering.js';
+import { EventFeed1763900710000 } from './1763900710000-event-feed.js';
+import { ChapterUnlockSchedule1763900720000 } from './1763900720000-chapter-unlock-schedule.js';
 
 /** Every migration, in order of its timestamp. A new migration is added here as well as in its file. */
 export const MIGRATIONS = [
@@ -17,4 +20,7 @@ export const MIGRATIONS = [
   KidsActivity1763900410000,
   StreamUrlAudit1763900500000,
   WebhookFairDelivery1763900600000,
+  EntitlementOrdering1763900700000,
+  EventFeed1763900710000,
+  ChapterUnlockSchedule1763900720000,
 ];

@@ -9,6 +9,7 @@ import { TokenIssuerService } from './application/token-issuer.service.js';
 import { CredentialRepository } from './domain/credential.repository.js';
 import { SigningKeyRepository } from './domain/signing-key.repository.js';
 import { AccessGuard } from './http/access.guard.js';
+import { DiscoveryController } from './http/discovery.controller.js';
 import { KidsTokenController, PlatformTokenController } from './http/token.controller.js';
 import { TypeOrmCredentialRepository } from './infrastructure/typeorm-credential.repository.js';
 import { TypeOrmSigningKeyRepository } from './infrastructure/typeorm-signing-key.repository.js';
@@ -19,7 +20,7 @@ import { TypeOrmSigningKeyRepository } from './infrastructure/typeorm-signing-ke
  */
 @Module({
   imports: [JwtModule.register({}), RateLimitingModule],
-  controllers: [PlatformTokenController, KidsTokenController],
+  controllers: [PlatformTokenController, KidsTokenController, DiscoveryController],
   providers: [
     { provide: CredentialRepository, useClass: TypeOrmCredentialRepository },
     { provide: SigningKeyRepository, useClass: TypeOrmSigningKeyRepository },

@@ -4,21 +4,28 @@ import { CatalogModule } from '../catalog/index.js';
 import { EntitlementsModule } from '../entitlements/index.js';
 import { WebhooksModule } from '../webhooks/index.js';
 import { ChapterReadingService } from './application/chapter-reading.service.js';
+import { ChapterUnlockScheduleService } from './application/chapter-unlock-schedule.service.js';
+import { ChapterUnlockJob } from './application/chapter-unlock.job.js';
 import { ChapterReleaseService } from './application/chapter-release.service.js';
 import { EndingsService } from './application/endings.service.js';
 import { ReadingLifecycleHooks } from './application/reading-lifecycle-hooks.js';
 import { ReadingProgressService } from './application/reading-progress.service.js';
 import { ReadingProgressRepository } from './domain/reading-progress.repository.js';
+import { UnlockScheduleRepository } from './domain/unlock-schedule.js';
 import { NovelReadingController } from './http/novel-reading.controller.js';
 import { ReadingProgressController } from './http/reading-progress.controller.js';
+import { PgUnlockScheduleRepository } from './infrastructure/pg-unlock-schedule.repository.js';
 import { TypeOrmReadingProgressRepository } from './infrastructure/typeorm-reading-progress.repository.js';
 
-/** Subscribers reading novels: the lifecycle, release state, chapter text and endings (DECISIONS 7, 8, 10). */
+/** Subscribers reading novels: the lifecycle, release state and its notifications, chapter text and endings (DECISIONS 7, 8, 10, 23). */
 @Module({
   imports: [CatalogModule, EntitlementsModule, AnalyticsModule, WebhooksModule],
   controllers: [ReadingProgressController, NovelReadingController],
   providers: [
     { provide: ReadingProgressRepository, useClass: TypeOrmReadingProgressRepository },
+    { provide: UnlockScheduleRepository, useClass: PgUnlockScheduleRepository },
+    ChapterUnlockScheduleService,
+    ChapterUnlockJob,
     ChapterReleaseService,
     ChapterReadingService,
     EndingsService,

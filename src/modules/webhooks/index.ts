@@ -1,4 +1,4 @@
 export { WebhooksModule } from './webhooks.module.js';
 export { WebhookEventPublisher } from './application/webhook-event-publisher.service.js';
-export type { NovelFinishedEvent, WebhookEvent } from './domain/webhook-event.js';
+export type { ChapterUnlockedEvent, NovelFinishedEvent, WebhookEvent } from './domain/webhook-event.js';
 export { WEBHOOK_ENTITIES } from './infrastructure/webhook.entities.js';

@@ -1,32 +1,40 @@
 import { Module } from '@nestjs/common';
+import { EventFeedService } from './application/event-feed.service.js';
+import { EventRetentionJob } from './application/event-retention.job.js';
 import { WebhookDeliveryService } from './application/webhook-delivery.service.js';
 import { WebhookDeliveryWorker } from './application/webhook-delivery.worker.js';
 import { WebhookEndpointsService } from './application/webhook-endpoints.service.js';
 import { WebhookEventPublisher } from './application/webhook-event-publisher.service.js';
+import { EventArrivals } from './domain/event-arrivals.js';
 import { HostResolver } from './domain/host-resolver.js';
 import { WebhookDeliveryRepository } from './domain/webhook-delivery.repository.js';
 import { WebhookEndpointRepository } from './domain/webhook-endpoint.repository.js';
 import { WebhookEventRepository } from './domain/webhook-event.repository.js';
 import { WebhookSender } from './domain/webhook-sender.js';
+import { EventFeedController } from './http/event-feed.controller.js';
 import { WebhooksController } from './http/webhooks.controller.js';
 import { DnsHostResolver } from './infrastructure/dns-host-resolver.js';
 import { HttpWebhookSender } from './infrastructure/http-webhook-sender.js';
+import { PgEventArrivals } from './infrastructure/pg-event-arrivals.js';
 import { TypeOrmWebhookDeliveryRepository } from './infrastructure/typeorm-webhook-delivery.repository.js';
 import { TypeOrmWebhookEndpointRepository } from './infrastructure/typeorm-webhook-endpoint.repository.js';
 import { TypeOrmWebhookEventRepository } from './infrastructure/typeorm-webhook-event.repository.js';
 
 /**
- * Outbound events (contract 6, DECISIONS 16): the outbox publisher other modules call,
- * endpoint management, and the delivery worker.
+ * Outbound events (contract 6, DECISIONS 16, 22): the outbox publisher other modules call,
+ * endpoint management, the delivery worker, and the event feed with its retention.
  */
 @Module({
-  controllers: [WebhooksController],
+  controllers: [WebhooksController, EventFeedController],
   providers: [
     { provide: WebhookEventRepository, useClass: TypeOrmWebhookEventRepository },
     { provide: WebhookEndpointRepository, useClass: TypeOrmWebhookEndpointRepository },
     { provide: WebhookDeliveryRepository, useClass: TypeOrmWebhookDeliveryRepository },
     { provide: HostResolver, useClass: DnsHostResolver },
     { provide: WebhookSender, useClass: HttpWebhookSender },
+    { provide: EventArrivals, useClass: PgEventArrivals },
+    EventFeedService,
+    EventRetentionJob,
     WebhookEventPublisher,
     WebhookEndpointsService,
     WebhookDeliveryService,

@@ -28,6 +28,7 @@ export const ERROR_KINDS = {
   ending_already_chosen: { status: 409, error: 'ending_already_chosen' },
   endpoint_limit_reached: { status: 409, error: 'endpoint_limit_reached' },
   conflict: { status: 409, error: 'conflict' },
+  events_expired: { status: 410, error: 'events_expired' },
   rate_limited: { status: 429, error: 'rate_limited' },
   temporarily_unavailable: { status: 503, error: 'temporarily_unavailable' },
   server_error: { status: 500, error: 'server_error' },

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { EntitlementRepository, type Entitlement, type EntitlementKey, type EntitlementState } from '../domain/entitlement.repository.js';
+import { invalidRequest } from '../../../shared/errors/api-error.js';
+import { isAcceptableEffectiveAt, writeOutcome } from '../domain/entitlement-ordering.js';
 import { featuresOf, resolvePlan, type EntitlementStatus, type InternalPlan, type Product, type SubscriberFeatures } from '../domain/plans.js';
 
 export interface EntitlementWrite {
@@ -10,11 +12,27 @@ export interface EntitlementWrite {
   status: EntitlementStatus;
   /** The partner's plan name; absent keeps the current plan (or the product default). */
   plan?: string;
+  /** When the change happened at the partner; absent: when it is received. */
+  effectiveAt?: Date;
 }
 
-/** Entitlements (contract 3, DECISIONS 6): upserts with history, and the features they grant. */
+/** What became of a write: applied, or acknowledged as stale (older than the record's last change). */
+export interface EntitlementWriteResult {
+  applied: boolean;
+}
+
+/**
+ * Called inside the transaction of an applied change that may have changed what a
+ * subscriber may do (its status or plan): modules that derive state from the features
+ * (the release notification schedule) keep it in step, without entitlements knowing them.
+ */
+export type FeaturesChangedListener = (tenant: Tenant, subscriberId: string) => Promise<void>;
+
+/** Entitlements (contract 3, DECISIONS 6 and 24): ordered upserts with history, and the features they grant. */
 @Injectable()
 export class EntitlementsService {
+  private readonly featureListeners: FeaturesChangedListener[] = [];
+
   constructor(
     private readonly entitlements: EntitlementRepository,
     private readonly unitOfWork: UnitOfWork,
@@ -22,10 +40,14 @@ export class EntitlementsService {
 
   /**
    * Creates or updates the record. Safe under any concurrency: the record is locked while
-   * it is compared and changed, and every accepted change appends exactly one history row.
-   * Returns whether anything changed.
+   * it is compared and changed, so of two racing writes the one that happened later wins
+   * whatever order they arrive in; every accepted change, and every stale write, appends
+   * exactly one history row.
    */
-  async upsert(tenant: Tenant, changedBy: string, write: EntitlementWrite): Promise<boolean> {
+  async upsert(tenant: Tenant, changedBy: string, write: EntitlementWrite): Promise<EntitlementWriteResult> {
+    if (write.effectiveAt && !isAcceptableEffectiveAt(write.effectiveAt, new Date())) {
+      throw invalidRequest('effective_at must not be more than 5 minutes ahead of the current time: send when the change happened.');
+    }
     const key: EntitlementKey = { tenant, subscriberId: write.subscriberId, product: write.product };
     const mapped = write.plan ? await this.entitlements.mappedPlan(tenant.partnerId, write.plan) : null;
     return this.unitOfWork.run(async () => {
@@ -34,17 +56,35 @@ export class EntitlementsService {
         partnerPlan: write.plan ?? null,
         internalPlan: resolvePlan(write.product, write.plan ?? null, mapped),
       };
-      if (await this.entitlements.insertIfAbsent(key, requested)) {
-        await this.entitlements.appendHistory(key, { oldStatus: null, next: requested, changedBy });
-        return true;
+      const createdAt = await this.entitlements.insertIfAbsent(key, requested, write.effectiveAt ?? null);
+      if (createdAt) {
+        await this.entitlements.appendHistory(key, { oldStatus: null, next: requested, changedBy, effectiveAt: createdAt, stale: false });
+        await this.featuresChanged(tenant, write.subscriberId);
+        return { applied: true };
       }
       const current = await this.entitlements.lockCurrent(key);
+      const effectiveAt = write.effectiveAt ?? current.lockedAt;
       const next = write.plan === undefined ? { ...requested, partnerPlan: current.partnerPlan, internalPlan: current.internalPlan } : requested;
-      if (sameState(current, next)) return false;
-      await this.entitlements.update(key, next);
-      await this.entitlements.appendHistory(key, { oldStatus: current.status, next, changedBy });
-      return true;
+      const outcome = writeOutcome(current, next, effectiveAt);
+      if (outcome === 'stale') {
+        await this.entitlements.appendHistory(key, { oldStatus: current.status, next, changedBy, effectiveAt, stale: true });
+        return { applied: false };
+      }
+      if (outcome === 'unchanged') {
+        // A confirmation still moves the record's instant forward, so that a change older
+        // than it, arriving later, is recognised as stale.
+        await this.entitlements.advanceEffectiveAt(key, effectiveAt);
+        return { applied: true };
+      }
+      await this.entitlements.update(key, next, effectiveAt);
+      await this.entitlements.appendHistory(key, { oldStatus: current.status, next, changedBy, effectiveAt, stale: false });
+      await this.featuresChanged(tenant, write.subscriberId);
+      return { applied: true };
     });
+  }
+
+  onFeaturesChanged(listener: FeaturesChangedListener): void {
+    this.featureListeners.push(listener);
   }
 
   list(tenant: Tenant, subscriberId: string): Promise<Entitlement[]> {
@@ -69,11 +109,16 @@ export class EntitlementsService {
     return this.entitlements.subscribersActiveDuring(tenant, product, from, until);
   }
 
+  /** Records the mapping and re-plans the entitlements carrying that plan name; returns how many. */
   mapPlan(partnerId: string, partnerPlan: string, internalPlan: InternalPlan): Promise<number> {
-    return this.unitOfWork.run(() => this.entitlements.mapPlan(partnerId, partnerPlan, internalPlan));
+    return this.unitOfWork.run(async () => {
+      const replanned = await this.entitlements.mapPlan(partnerId, partnerPlan, internalPlan);
+      for (const { tenant, subscriberId } of replanned) await this.featuresChanged(tenant, subscriberId);
+      return replanned.length;
+    });
   }
-}
 
-function sameState(a: EntitlementState, b: EntitlementState): boolean {
-  return a.status === b.status && a.partnerPlan === b.partnerPlan && a.internalPlan === b.internalPlan;
+  private async featuresChanged(tenant: Tenant, subscriberId: string): Promise<void> {
+    for (const listener of this.featureListeners) await listener(tenant, subscriberId);
+  }
 }

@@ -18,19 +18,34 @@ export interface Entitlement extends EntitlementState {
   updatedAt: Date;
 }
 
+/** The record as it stands, with when its last accepted change happened. */
+export interface CurrentEntitlement extends EntitlementState {
+  effectiveAt: Date;
+  /** The database's clock when the record was locked: the receipt time of a write without `effective_at`. */
+  lockedAt: Date;
+}
+
 export interface EntitlementChange {
   oldStatus: EntitlementStatus | null;
   next: EntitlementState;
   changedBy: string;
+  effectiveAt: Date;
+  /** A write older than the record's last change: acknowledged and kept here, not applied. */
+  stale: boolean;
 }
 
 /** Entitlement records, unique per (partner, environment, subscriber, product), and their history. */
 export abstract class EntitlementRepository {
-  /** Creates the record unless it exists; true when created. */
-  abstract insertIfAbsent(key: EntitlementKey, state: EntitlementState): Promise<boolean>;
+  /**
+   * Creates the record unless it exists, effective at `effectiveAt` (null: the database's
+   * clock); the instant it was created with, or null when it already existed.
+   */
+  abstract insertIfAbsent(key: EntitlementKey, state: EntitlementState, effectiveAt: Date | null): Promise<Date | null>;
   /** The current record, locked until the surrounding transaction ends. */
-  abstract lockCurrent(key: EntitlementKey): Promise<EntitlementState>;
-  abstract update(key: EntitlementKey, state: EntitlementState): Promise<void>;
+  abstract lockCurrent(key: EntitlementKey): Promise<CurrentEntitlement>;
+  abstract update(key: EntitlementKey, state: EntitlementState, effectiveAt: Date): Promise<void>;
+  /** Moves the record's instant forward (never back) without changing its state. */
+  abstract advanceEffectiveAt(key: EntitlementKey, effectiveAt: Date): Promise<void>;
   abstract appendHistory(key: EntitlementKey, change: EntitlementChange): Promise<void>;
   abstract listForSubscriber(tenant: Tenant, subscriberId: string): Promise<Entitlement[]>;
   abstract countActive(tenant: Tenant, product: Product): Promise<number>;
@@ -41,6 +56,9 @@ export abstract class EntitlementRepository {
   abstract subscribersActiveDuring(tenant: Tenant, product: Product, from: Date, until: Date): Promise<string[]>;
   /** The partner's mapping of one of its plan names, if any. */
   abstract mappedPlan(partnerId: string, partnerPlan: string): Promise<InternalPlan | null>;
-  /** Records a mapping and re-plans the partner's entitlements that carry that plan name. */
-  abstract mapPlan(partnerId: string, partnerPlan: string, internalPlan: InternalPlan): Promise<number>;
+  /**
+   * Records a mapping and re-plans the partner's entitlements that carry that plan name;
+   * returns the (environment, subscriber) of each entitlement re-planned.
+   */
+  abstract mapPlan(partnerId: string, partnerPlan: string, internalPlan: InternalPlan): Promise<{ tenant: Tenant; subscriberId: string }[]>;
 }

@@ -7,7 +7,7 @@ import { platformPath } from '../../../shared/http/surfaces.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentPrincipal, CurrentTenant, RequireScopes, type Principal } from '../../identity/index.js';
 import { EntitlementsService } from '../application/entitlements.service.js';
-import { EntitlementRequestDto, OkDto, SubscriberStatusDto } from './entitlements.dto.js';
+import { EntitlementRequestDto, EntitlementWriteDto, SubscriberStatusDto } from './entitlements.dto.js';
 
 @ApiTags('Platform: entitlements')
 @Controller(platformPath())
@@ -18,16 +18,20 @@ export class EntitlementsController {
   @HttpCode(200)
   @RequireScopes('platform:entitlements:write')
   @ApiOperation({ summary: "Activate, suspend or cancel a subscriber's access to a product (upsert)", description: 'Unique per (partner, subscriber, product): repeating the call is safe and changes nothing.' })
-  @ApiOkResponse({ type: OkDto })
-  @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: subscriber_id, product or status missing or invalid' })
-  async upsert(@CurrentPrincipal() principal: Principal, @Body() body: EntitlementRequestDto): Promise<OkDto> {
-    await this.entitlements.upsert(principal, principal.clientId, {
+  @ApiOkResponse({ type: EntitlementWriteDto })
+  @ApiBadRequestResponse({
+    type: ErrorBodyDto,
+    description: 'invalid_request: subscriber_id, product or status missing or invalid, or effective_at malformed or in the future',
+  })
+  async upsert(@CurrentPrincipal() principal: Principal, @Body() body: EntitlementRequestDto): Promise<EntitlementWriteDto> {
+    const { applied } = await this.entitlements.upsert(principal, principal.clientId, {
       subscriberId: body.subscriber_id,
       product: body.product,
       status: body.status,
       plan: body.plan,
+      effectiveAt: body.effective_at === undefined ? undefined : new Date(body.effective_at),
     });
-    return { ok: true };
+    return { ok: true, applied };
   }
 
   @Get('subscriber/:id/status')

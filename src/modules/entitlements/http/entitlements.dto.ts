@@ -1,5 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { ExtensionProperty } from '../../../shared/http/extension.decorator.js';
+import { IsIsoInstant } from '../../../shared/http/date-time.js';
 import { IsSubscriberId } from '../../../shared/http/identifiers.js';
 import { ENTITLEMENT_STATUSES, PRODUCTS, type EntitlementStatus, type Product } from '../domain/plans.js';
 
@@ -25,10 +27,27 @@ export class EntitlementRequestDto {
   @IsString({ message: 'plan must be a string' })
   @Length(1, 100, { message: 'plan must be 1 to 100 characters' })
   plan?: string;
+
+  @ExtensionProperty({
+    required: false,
+    format: 'date-time',
+    example: '2026-11-23T10:15:00Z',
+    description:
+      '[extension] When the change happened at the partner; at most 5 minutes ahead of the server clock. A write older than the ' +
+      "record's last change is acknowledged with applied: false and changes nothing. Absent: the time of receipt.",
+  })
+  @IsOptional()
+  @IsIsoInstant('effective_at')
+  effective_at?: string;
 }
 
-export class OkDto {
+export class EntitlementWriteDto {
   @ApiProperty({ example: true }) ok: boolean;
+  @ExtensionProperty({
+    example: true,
+    description: "[extension] false when the write was older than the record's last change (stale): acknowledged, recorded in the history, not applied.",
+  })
+  applied: boolean;
 }
 
 export class SubscriberEntitlementDto {

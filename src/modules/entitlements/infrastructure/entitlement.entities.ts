@@ -21,11 +21,13 @@ export class EntitlementEntity {
   @Column('text', { name: 'internal_plan' }) internalPlan: string;
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' }) createdAt: Date;
   @Column('timestamptz', { name: 'updated_at', default: () => 'now()' }) updatedAt: Date;
+  /** When the last accepted change happened at the partner (the receipt time when it did not say). */
+  @Column('timestamptz', { name: 'effective_at', default: () => 'clock_timestamp()' }) effectiveAt: Date;
 }
 
 @Entity('entitlement_history')
 @Index('entitlement_history_subscriber', ['partnerId', 'environment', 'subscriberId', 'product', 'id'])
-@Index('entitlement_history_product_time', ['partnerId', 'environment', 'product', 'changedAt'])
+@Index('entitlement_history_product_effective', ['partnerId', 'environment', 'product', 'effectiveAt'], { where: 'NOT stale' })
 export class EntitlementHistoryEntity {
   @PrimaryGeneratedColumn('increment', { type: 'bigint' }) id: string;
   @Column('uuid', { name: 'partner_id' }) partnerId: string;
@@ -38,6 +40,10 @@ export class EntitlementHistoryEntity {
   @Column('text', { name: 'internal_plan' }) internalPlan: string;
   @Column('text', { name: 'changed_by' }) changedBy: string;
   @Column('timestamptz', { name: 'changed_at', default: () => 'clock_timestamp()' }) changedAt: Date;
+  /** When the change happened at the partner (the receipt time when it did not say). */
+  @Column('timestamptz', { name: 'effective_at', default: () => 'clock_timestamp()' }) effectiveAt: Date;
+  /** Older than the record's last change when it arrived: kept for the record, never applied. */
+  @Column('boolean', { default: false }) stale: boolean;
 }
 
 @Entity('plan_mappings')

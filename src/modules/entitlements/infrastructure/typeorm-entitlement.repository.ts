@@ -3,12 +3,13 @@ import { Db } from '../../../shared/persistence/typeorm-unit-of-work.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import {
   EntitlementRepository,
+  type CurrentEntitlement,
   type Entitlement,
   type EntitlementChange,
   type EntitlementKey,
   type EntitlementState,
 } from '../domain/entitlement.repository.js';
-import type { EntitlementStatus, InternalPlan, Product } from '../domain/plans.js';
+import type { InternalPlan, Product } from '../domain/plans.js';
 import { EntitlementEntity, EntitlementHistoryEntity, PlanMappingEntity } from './entitlement.entities.js';
 
 const keyColumns = (key: EntitlementKey) => ({
@@ -24,25 +25,38 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
     super();
   }
 
-  async insertIfAbsent(key: EntitlementKey, state: EntitlementState): Promise<boolean> {
+  async insertIfAbsent(key: EntitlementKey, state: EntitlementState, effectiveAt: Date | null): Promise<Date | null> {
     // ON CONFLICT DO NOTHING waits for a concurrent insert of the same key to commit.
-    const rows = await this.db.query(
-      `INSERT INTO entitlements (partner_id, environment, subscriber_id, product, status, partner_plan, internal_plan)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING 1`,
-      [key.tenant.partnerId, key.tenant.environment, key.subscriberId, key.product, state.status, state.partnerPlan, state.internalPlan],
+    const rows = await this.db.query<{ effectiveAt: Date }>(
+      `INSERT INTO entitlements (partner_id, environment, subscriber_id, product, status, partner_plan, internal_plan, effective_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, COALESCE($8, clock_timestamp())) ON CONFLICT DO NOTHING RETURNING effective_at AS "effectiveAt"`,
+      [key.tenant.partnerId, key.tenant.environment, key.subscriberId, key.product, state.status, state.partnerPlan, state.internalPlan, effectiveAt],
     );
-    return rows.length === 1;
+    return rows[0]?.effectiveAt ?? null;
   }
 
-  async lockCurrent(key: EntitlementKey): Promise<EntitlementState> {
-    const row = await this.db.manager
+  async lockCurrent(key: EntitlementKey): Promise<CurrentEntitlement> {
+    const rows = await this.db.query<CurrentEntitlement>(
+      `SELECT status, partner_plan AS "partnerPlan", internal_plan AS "internalPlan", effective_at AS "effectiveAt", clock_timestamp() AS "lockedAt"
+         FROM entitlements WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND product = $4 FOR UPDATE`,
+      [key.tenant.partnerId, key.tenant.environment, key.subscriberId, key.product],
+    );
+    if (!rows[0]) throw new Error('lockCurrent: the entitlement record does not exist');
+    return rows[0];
+  }
+
+  async update(key: EntitlementKey, state: EntitlementState, effectiveAt: Date): Promise<void> {
+    await this.db.manager
       .getRepository(EntitlementEntity)
-      .findOneOrFail({ where: keyColumns(key), lock: { mode: 'pessimistic_write' } });
-    return { status: row.status as EntitlementStatus, partnerPlan: row.partnerPlan, internalPlan: row.internalPlan as InternalPlan };
+      .update(keyColumns(key), { status: state.status, partnerPlan: state.partnerPlan, internalPlan: state.internalPlan, effectiveAt, updatedAt: () => 'now()' });
   }
 
-  async update(key: EntitlementKey, state: EntitlementState): Promise<void> {
-    await this.db.manager.getRepository(EntitlementEntity).update(keyColumns(key), { ...state, updatedAt: () => 'now()' });
+  async advanceEffectiveAt(key: EntitlementKey, effectiveAt: Date): Promise<void> {
+    await this.db.query(
+      `UPDATE entitlements SET effective_at = $5
+        WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND product = $4 AND effective_at < $5`,
+      [key.tenant.partnerId, key.tenant.environment, key.subscriberId, key.product, effectiveAt],
+    );
   }
 
   async appendHistory(key: EntitlementKey, change: EntitlementChange): Promise<void> {
@@ -53,6 +67,8 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
       partnerPlan: change.next.partnerPlan,
       internalPlan: change.next.internalPlan,
       changedBy: change.changedBy,
+      effectiveAt: change.effectiveAt,
+      stale: change.stale,
     });
   }
 
@@ -75,21 +91,21 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
   }
 
   async subscribersActiveDuring(tenant: Tenant, product: Product, from: Date, until: Date): Promise<string[]> {
-    // Active at some instant of [from, until) means: active at `from` (the last change at
-    // or before it made it active), or made active by a change inside the window. Changes
-    // of one record are serialised by its row lock, so `id` orders changes at equal times.
+    // Active at some instant of [from, until) means: active at `from` (the last applied
+    // change effective at or before it made it active), or made active by an applied change
+    // effective inside the window. Stale writes changed nothing and are left out.
     const rows = await this.db.query<{ subscriber_id: string }>(
       `SELECT subscriber_id FROM (
          SELECT DISTINCT ON (subscriber_id) subscriber_id, new_status
          FROM entitlement_history
-         WHERE partner_id = $1 AND environment = $2 AND product = $3 AND changed_at <= $4
-         ORDER BY subscriber_id, changed_at DESC, id DESC
+         WHERE partner_id = $1 AND environment = $2 AND product = $3 AND NOT stale AND effective_at <= $4
+         ORDER BY subscriber_id, effective_at DESC, id DESC
        ) AS at_start
        WHERE new_status = 'active'
        UNION
        SELECT subscriber_id FROM entitlement_history
-       WHERE partner_id = $1 AND environment = $2 AND product = $3 AND new_status = 'active'
-         AND changed_at > $4 AND changed_at < $5`,
+       WHERE partner_id = $1 AND environment = $2 AND product = $3 AND NOT stale AND new_status = 'active'
+         AND effective_at > $4 AND effective_at < $5`,
       [tenant.partnerId, tenant.environment, product, from, until],
     );
     return rows.map((row) => row.subscriber_id);
@@ -100,11 +116,13 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
     return (row?.internalPlan as InternalPlan | undefined) ?? null;
   }
 
-  async mapPlan(partnerId: string, partnerPlan: string, internalPlan: InternalPlan): Promise<number> {
+  async mapPlan(partnerId: string, partnerPlan: string, internalPlan: InternalPlan): Promise<{ tenant: Tenant; subscriberId: string }[]> {
     await this.db.manager.getRepository(PlanMappingEntity).upsert({ partnerId, partnerPlan, internalPlan }, ['partnerId', 'partnerPlan']);
-    const result = await this.db.manager
-      .getRepository(EntitlementEntity)
-      .update({ partnerId, partnerPlan }, { internalPlan, updatedAt: () => 'now()' });
-    return result.affected ?? 0;
+    const rows = await this.db.query<{ environment: Tenant['environment']; subscriber_id: string }>(
+      `UPDATE entitlements SET internal_plan = $3, updated_at = now() WHERE partner_id = $1 AND partner_plan = $2
+       RETURNING environment, subscriber_id`,
+      [partnerId, partnerPlan, internalPlan],
+    );
+    return rows.map((row) => ({ tenant: { partnerId, environment: row.environment }, subscriberId: row.subscriber_id }));
   }
 }

@@ -2,9 +2,9 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { ApiError, invalidRequest } from '../../../shared/errors/api-error.js';
 import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
-import { CatalogService } from '../../catalog/index.js';
+import { CatalogService, chapterIdOf, chapterNumberOf } from '../../catalog/index.js';
 import { ChapterReleaseService, notReleasedReason, ReadingLifecycleHooks, ReadingProgressService } from '../../reading/index.js';
-import { chapterIdOf, chapterNumberOf, type PlaybackPosition } from '../domain/playback-position.js';
+import type { PlaybackPosition } from '../domain/playback-position.js';
 import { PlaybackPositionRepository } from '../domain/playback-position.repository.js';
 
 export interface PlaybackWrite {

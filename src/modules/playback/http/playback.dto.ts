@@ -1,7 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsDefined, IsInt, IsString, Length, Max, Min } from 'class-validator';
 import { IsNovelId } from '../../../shared/http/identifiers.js';
-import { chapterIdOf, MAX_POSITION_SECONDS, type PlaybackPosition } from '../domain/playback-position.js';
+import { chapterIdOf } from '../../catalog/index.js';
+import { MAX_POSITION_SECONDS, type PlaybackPosition } from '../domain/playback-position.js';
 
 const POSITION_RULE = `position_seconds must be an integer from 0 to ${MAX_POSITION_SECONDS}`;
 

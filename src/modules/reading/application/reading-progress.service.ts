@@ -8,6 +8,7 @@ import { EntitlementsService } from '../../entitlements/index.js';
 import { ACTIVE_NOVEL_LIMIT, startInstant, unlockedChapters, type NovelProgress } from '../domain/novel-progress.js';
 import { alreadyFinished, notEntitled } from '../domain/reading-errors.js';
 import { ReadingProgressRepository } from '../domain/reading-progress.repository.js';
+import { ChapterUnlockScheduleService } from './chapter-unlock-schedule.service.js';
 import { ReadingLifecycleHooks } from './reading-lifecycle-hooks.js';
 
 /** One novel the subscriber has opened, with what the drip has released of it now. */
@@ -43,6 +44,7 @@ export class ReadingProgressService {
     private readonly entitlements: EntitlementsService,
     private readonly activities: ActivityRecorder,
     private readonly hooks: ReadingLifecycleHooks,
+    private readonly unlockSchedule: ChapterUnlockScheduleService,
     private readonly unitOfWork: UnitOfWork,
   ) {}
 
@@ -52,7 +54,8 @@ export class ReadingProgressService {
    * parallel opens can exceed it.
    */
   async open(tenant: Tenant, subscriberId: string, novelId: string, requestedStart?: Date): Promise<OpenedNovel> {
-    const startedAt = startInstant(tenant.environment, requestedStart, new Date());
+    const openedAt = new Date();
+    const startedAt = startInstant(tenant.environment, requestedStart, openedAt);
     const [novel, features] = await Promise.all([this.catalog.publishedNovel(tenant.environment, novelId), this.entitlements.features(tenant, subscriberId)]);
     if (!features.reading) throw notEntitled(subscriberId);
     const entryOf = (progress: NovelProgress) => entry(novel, progress, features.earlyAccess);
@@ -68,7 +71,9 @@ export class ReadingProgressService {
           `Subscriber "${subscriberId}" already has ${ACTIVE_NOVEL_LIMIT} unfinished novels (${active.map((n) => n.id).join(', ')}): finish or remove one first.`,
         );
       }
-      return { entry: entryOf(await this.progress.insert(tenant, subscriberId, novelId, startedAt)), created: true };
+      const progress = await this.progress.insert(tenant, subscriberId, novelId, startedAt);
+      await this.unlockSchedule.startFor(tenant, { subscriberId, novelId, startedAt, totalChapters: novel.totalChapters, earlyAccess: features.earlyAccess, openedAt });
+      return { entry: entryOf(progress), created: true };
     });
   }
 

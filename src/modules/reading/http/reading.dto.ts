@@ -1,12 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined, IsISO8601, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { IsDefined, IsOptional, IsString, Length } from 'class-validator';
+import { IsIsoInstant } from '../../../shared/http/date-time.js';
 import { IsNovelId, IsSubscriberId } from '../../../shared/http/identifiers.js';
 import type { ProgressEntry, ReadingProgress } from '../application/reading-progress.service.js';
 import type { EndingsState } from '../application/endings.service.js';
 import type { ChapterListing } from '../application/chapter-reading.service.js';
-
-const STARTED_AT_RULE = 'started_at must be an ISO 8601 date-time with a time zone, e.g. 2026-03-10T12:00:00Z';
-const ISO_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,9})?)?(Z|[+-]\d\d:\d\d)$/;
 
 export class OptionalSubscriberQueryDto {
   @ApiPropertyOptional({ description: "Partner's subscriber identifier: adds each chapter's release state.", example: 'sub-42' })
@@ -31,9 +29,7 @@ export class OpenNovelDto {
 
   @ApiPropertyOptional({ format: 'date-time', description: 'Sandbox only: a past instant to start the drip from, to test it without waiting days. Refused on /v1.' })
   @IsOptional()
-  @IsString({ message: 'started_at must be an ISO 8601 date-time with a time zone' })
-  @Matches(ISO_INSTANT, { message: STARTED_AT_RULE })
-  @IsISO8601({ strict: true, strictSeparator: true }, { message: STARTED_AT_RULE })
+  @IsIsoInstant('started_at')
   started_at?: string;
 }
 

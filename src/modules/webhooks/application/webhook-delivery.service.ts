@@ -71,7 +71,11 @@ export class WebhookDeliveryService {
     return this.sender.send({ url: claim.url, rules, body: claim.body, headers });
   }
 
-  /** Standard Webhooks headers; the timestamp is the attempt's, as receivers check its age. */
+  /**
+   * Standard Webhooks headers, and the event's place in the partner's feed (a receiver that
+   * sees a gap reads the feed from the last sequence it processed). The timestamp is the
+   * attempt's, as receivers check its age.
+   */
   private headersFor(claim: ClaimedDelivery): Record<string, string> {
     const timestamp = Math.floor(Date.now() / 1000);
     const secrets = claim.sealedSecrets.map((sealed) => this.secrets.unseal(sealed));
@@ -81,6 +85,7 @@ export class WebhookDeliveryService {
       'webhook-id': claim.eventId,
       'webhook-timestamp': String(timestamp),
       'webhook-signature': signatureHeader(secrets, claim.eventId, timestamp, claim.body),
+      'webhook-sequence': String(claim.sequence),
     };
   }
 }

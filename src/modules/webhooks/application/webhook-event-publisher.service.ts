@@ -5,7 +5,8 @@ import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { WebhookDeliveryRepository } from '../domain/webhook-delivery.repository.js';
 import { WebhookEventRepository } from '../domain/webhook-event.repository.js';
-import type { NovelFinishedEvent, WebhookEvent } from '../domain/webhook-event.js';
+import { WebhookEndpointRepository } from '../domain/webhook-endpoint.repository.js';
+import type { ChapterUnlockedEvent, NovelFinishedEvent, WebhookEvent } from '../domain/webhook-event.js';
 
 /**
  * Publishes events into the outbox. Call it inside the UnitOfWork that makes the change:
@@ -17,6 +18,7 @@ export class WebhookEventPublisher {
   constructor(
     private readonly events: WebhookEventRepository,
     private readonly deliveries: WebhookDeliveryRepository,
+    private readonly endpoints: WebhookEndpointRepository,
     private readonly unitOfWork: UnitOfWork,
     @Inject(AppConfig) private readonly config: AppConfig,
   ) {}
@@ -32,12 +34,29 @@ export class WebhookEventPublisher {
     return event;
   }
 
-  private publish(tenant: Tenant, event: WebhookEvent): Promise<void> {
+  /**
+   * A chapter released for a reader, announced only to partners that subscribed to it
+   * before its release instant (DECISIONS 23): null, and nothing written, otherwise.
+   */
+  async chapterUnlocked(tenant: Tenant, data: ChapterUnlockedEvent['data'], releasedAt: Date): Promise<ChapterUnlockedEvent | null> {
+    if (!(await this.endpoints.isSubscribed(tenant, 'chapter.unlocked', releasedAt))) return null;
+    const event: ChapterUnlockedEvent = {
+      event: 'chapter.unlocked',
+      event_id: randomUUID(),
+      occurred_at: releasedAt.toISOString(),
+      data: { subscriber_id: data.subscriber_id, novel_id: data.novel_id, chapter_number: data.chapter_number, chapter_id: data.chapter_id },
+    };
+    await this.publish(tenant, event, releasedAt);
+    return event;
+  }
+
+  /** `subscribedBefore`: only endpoints registered before it receive the event. */
+  private publish(tenant: Tenant, event: WebhookEvent, subscribedBefore?: Date): Promise<void> {
     // Joins the caller's transaction; on its own it still writes the event and its
     // deliveries together.
     return this.unitOfWork.run(async () => {
       await this.events.append(tenant, event);
-      await this.deliveries.schedule(tenant, event.event_id, event.event, this.config.webhookRetryScheduleSeconds[0]);
+      await this.deliveries.schedule(tenant, event.event_id, event.event, this.config.webhookRetryScheduleSeconds[0], subscribedBefore);
     });
   }
 }

@@ -16,6 +16,8 @@ export interface ClaimedDelivery {
   eventId: string;
   /** The endpoint's environment, whose URL rules apply to the attempt. */
   environment: Environment;
+  /** The event's `seq` in the partner's feed. */
+  sequence: number;
   /** The event's payload exactly as stored: the body to send. */
   body: string;
   url: string;
@@ -47,12 +49,13 @@ export interface DeliveryRecord {
  */
 export abstract class WebhookDeliveryRepository {
   /**
-   * Schedules the event for every endpoint of the tenant subscribed to its type, due in
-   * `delaySeconds`; a delivery that already exists starts over, unless its attempt is in
-   * flight (leased): that attempt is the delivery, and no second one starts beside it.
-   * Returns the ids of the subscribed endpoints.
+   * Schedules the event for every endpoint of the tenant subscribed to its type (and
+   * registered before `subscribedBefore`, when given), due in `delaySeconds`; a delivery
+   * that already exists starts over, unless its attempt is in flight (leased): that attempt
+   * is the delivery, and no second one starts beside it. Returns the ids of the subscribed
+   * endpoints.
    */
-  abstract schedule(tenant: Tenant, eventId: string, eventType: WebhookEventType, delaySeconds: number): Promise<string[]>;
+  abstract schedule(tenant: Tenant, eventId: string, eventType: WebhookEventType, delaySeconds: number, subscribedBefore?: Date): Promise<string[]>;
   /**
    * Leases up to `limit` due deliveries for `leaseMs`, none of them leased by anyone else,
    * fairly: at most `perTenant` leases live at once for one partner and environment, across

@@ -39,4 +39,6 @@ export abstract class WebhookEndpointRepository {
    * UnitOfWork: the endpoint stays locked until it commits.
    */
   abstract rotateSecret(tenant: Tenant, id: string, sealedSecret: string, overlapSeconds: number): Promise<RotatedSecret | null>;
+  /** Whether an endpoint of the tenant registered before `before` subscribes to `eventType`. */
+  abstract isSubscribed(tenant: Tenant, eventType: WebhookEventType, before: Date): Promise<boolean>;
 }

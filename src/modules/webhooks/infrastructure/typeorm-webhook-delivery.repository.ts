@@ -19,6 +19,7 @@ interface ClaimedRow {
   attempts_made: number;
   event_id: string;
   environment: Environment;
+  seq: string;
   body: string;
   url: string;
   sealed_secrets: string[];
@@ -86,7 +87,7 @@ const CLAIM_SQL = `
     WHERE d.id = due.id
     RETURNING d.id, d.claim_token, d.attempts_made, d.event_id, d.endpoint_id, d.environment
   )
-  SELECT c.id, c.claim_token, c.attempts_made, c.event_id, c.environment, e.payload::text AS body, ep.url,
+  SELECT c.id, c.claim_token, c.attempts_made, c.event_id, c.environment, e.seq, e.payload::text AS body, ep.url,
     ARRAY(SELECT s.sealed_secret FROM webhook_endpoint_secrets s
           WHERE s.endpoint_id = c.endpoint_id AND (s.expires_at IS NULL OR s.expires_at > now())
           ORDER BY s.created_at DESC) AS sealed_secrets
@@ -103,14 +104,14 @@ export class TypeOrmWebhookDeliveryRepository extends WebhookDeliveryRepository 
     super();
   }
 
-  async schedule(tenant: Tenant, eventId: string, eventType: WebhookEventType, delaySeconds: number): Promise<string[]> {
+  async schedule(tenant: Tenant, eventId: string, eventType: WebhookEventType, delaySeconds: number, subscribedBefore?: Date): Promise<string[]> {
     // A delivery whose lease is live has its attempt in flight: starting it over would let
     // a second claimer make a second attempt beside it. ON CONFLICT's WHERE sees the row as
     // committed last, after waiting for its lock, so concurrent redeliveries agree.
     const rows = await this.db.query<{ endpoint_id: string }>(
       `WITH subscribed AS (
          SELECT id FROM webhook_endpoints
-         WHERE partner_id = $1 AND environment = $2 AND $4 = ANY (event_types)
+         WHERE partner_id = $1 AND environment = $2 AND $4 = ANY (event_types) AND ($6::timestamptz IS NULL OR created_at < $6)
        ), scheduled AS (
          INSERT INTO webhook_deliveries (partner_id, environment, event_id, endpoint_id, next_attempt_at)
          SELECT $1, $2, $3, id, now() + make_interval(secs => $5) FROM subscribed
@@ -120,7 +121,7 @@ export class TypeOrmWebhookDeliveryRepository extends WebhookDeliveryRepository 
            WHERE NOT (${LEASE_IS_LIVE('webhook_deliveries')})
        )
        SELECT id AS endpoint_id FROM subscribed`,
-      [tenant.partnerId, tenant.environment, eventId, eventType, delaySeconds],
+      [tenant.partnerId, tenant.environment, eventId, eventType, delaySeconds, subscribedBefore ?? null],
     );
     return rows.map((row) => row.endpoint_id);
   }
@@ -139,6 +140,7 @@ export class TypeOrmWebhookDeliveryRepository extends WebhookDeliveryRepository 
         attemptsMade: row.attempts_made,
         eventId: row.event_id,
         environment: row.environment,
+        sequence: Number(row.seq),
         body: row.body,
         url: row.url,
         sealedSecrets: row.sealed_secrets,

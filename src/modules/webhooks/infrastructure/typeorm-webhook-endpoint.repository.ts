@@ -68,6 +68,14 @@ export class TypeOrmWebhookEndpointRepository extends WebhookEndpointRepository 
     return { endpoint: toEndpoint(row), previousSecretExpiresAt: retired.expires_at };
   }
 
+  async isSubscribed(tenant: Tenant, eventType: WebhookEventType, before: Date): Promise<boolean> {
+    const rows = await this.db.query(
+      `SELECT 1 FROM webhook_endpoints WHERE partner_id = $1 AND environment = $2 AND $3 = ANY (event_types) AND created_at < $4 LIMIT 1`,
+      [tenant.partnerId, tenant.environment, eventType, before],
+    );
+    return rows.length > 0;
+  }
+
   private endpoints() {
     return this.db.manager.getRepository(WebhookEndpointEntity);
   }

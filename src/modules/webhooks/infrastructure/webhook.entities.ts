@@ -4,7 +4,8 @@ import { Check, Column, Entity, ForeignKey, Index, PrimaryColumn, PrimaryGenerat
 // so that generating a migration from the entities finds nothing to change.
 
 @Entity('webhook_events')
-@Index('webhook_events_partner', ['partnerId', 'environment', 'createdAt'])
+@Index('webhook_events_feed', ['partnerId', 'environment', 'seq'], { unique: true })
+@Index('webhook_events_created', ['createdAt'])
 export class WebhookEventEntity {
   @PrimaryColumn('uuid', { name: 'event_id' }) eventId: string;
   @Column('uuid', { name: 'partner_id' }) partnerId: string;
@@ -13,6 +14,17 @@ export class WebhookEventEntity {
   @Column('jsonb') payload: Record<string, unknown>;
   @Column('timestamptz', { name: 'occurred_at' }) occurredAt: Date;
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' }) createdAt: Date;
+  /** Position in the partner's feed: gap-free per (partner, environment), in commit order. */
+  @Column('bigint') seq: string;
+}
+
+@Entity('partner_event_sequences')
+@Check('partner_event_sequences_environment_check', `environment IN ('live', 'sandbox')`)
+export class PartnerEventSequenceEntity {
+  @PrimaryColumn('uuid', { name: 'partner_id' }) partnerId: string;
+  @PrimaryColumn('text') environment: string;
+  @Column('bigint', { name: 'last_seq' }) lastSeq: string;
+  @Column('bigint', { name: 'pruned_through', default: 0 }) prunedThrough: string;
 }
 
 @Entity('webhook_endpoints')
@@ -81,6 +93,7 @@ export class WebhookDeliveryAttemptEntity {
 }
 
 export const WEBHOOK_ENTITIES = [
+  PartnerEventSequenceEntity,
   WebhookEventEntity,
   WebhookEndpointEntity,
   WebhookEndpointSecretEntity,

@@ -1,4 +1,4 @@
-import { chapterIdOf, chapterNumberOf } from '../../src/modules/playback/index.js';
+import { chapterIdOf, chapterNumberOf } from '../../src/modules/catalog/index.js';
 
 describe('chapter_id ({novel_id}-ch{n}, DECISIONS 12)', () => {
   it('formats and reads back the chapter number', () => {

@@ -1,0 +1,10 @@
+/** The player catalog's chapter identifier: `{novel_id}-ch{n}`, e.g. `the-heir-ch12` (DECISIONS 12). */
+export const chapterIdOf = (novelId: string, chapterNumber: number) => `${novelId}-ch${chapterNumber}`;
+
+/** The chapter number a chapter_id names within `novelId`, or null when it is not of that form. */
+export function chapterNumberOf(novelId: string, chapterId: string): number | null {
+  const prefix = `${novelId}-ch`;
+  if (!chapterId.startsWith(prefix)) return null;
+  const number = chapterId.slice(prefix.length);
+  return /^[1-9]\d{0,8}$/.test(number) ? Number(number) : null;
+}

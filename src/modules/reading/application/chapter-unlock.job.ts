@@ -1,0 +1,97 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { Interval } from '@nestjs/schedule';
+import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
+import { chapterIdOf } from '../../catalog/index.js';
+import { EntitlementsService } from '../../entitlements/index.js';
+import { WebhookEventPublisher } from '../../webhooks/index.js';
+import { nextUnlockStep, UnlockScheduleRepository, type ScheduledUnlock } from '../domain/unlock-schedule.js';
+
+/** How often the job looks for due unlocks: well inside the 2 minutes a notification may take. */
+const RUN_INTERVAL_MS = 30_000;
+/** Rows per transaction: each batch commits its events and its schedule moves together. */
+const BATCH_SIZE = 200;
+
+export interface UnlockRunResult {
+  /** Schedule rows worked on (a row is worked on once per chapter announced). */
+  steps: number;
+  /** Events written. */
+  announced: number;
+}
+
+/**
+ * Announces released chapters as `chapter.unlocked` (DECISIONS 23). Exactly once across
+ * replicas and restarts: a due row is locked (other replicas skip it), and the event is
+ * written in the same transaction that moves the row to its next chapter, so a crash undoes
+ * both. After downtime the backlog is worked through earliest first, one chapter per row per
+ * batch, so each reader's chapters are announced in order.
+ */
+@Injectable()
+export class ChapterUnlockJob {
+  private readonly logger = new Logger('ChapterUnlocks');
+  private running = false;
+
+  constructor(
+    private readonly schedule: UnlockScheduleRepository,
+    private readonly entitlements: EntitlementsService,
+    private readonly publisher: WebhookEventPublisher,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly adapterHost: HttpAdapterHost,
+  ) {}
+
+  @Interval('chapter-unlocks', RUN_INTERVAL_MS)
+  async onSchedule(): Promise<void> {
+    // Scheduled work is the service's: the CLI builds the same modules without an HTTP server.
+    if (!this.adapterHost.httpAdapter || this.running) return;
+    this.running = true;
+    try {
+      await this.runOnce(new Date());
+    } catch (error) {
+      this.logger.error({ msg: 'chapter unlock run failed', err: String(error) });
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /**
+   * Works through everything due at `now`. A row announced moves on to its next chapter,
+   * which may be due too (after downtime): batches go on until none is left. It ends, as
+   * every step moves a row forward or drops it.
+   */
+  async runOnce(now: Date): Promise<UnlockRunResult> {
+    const total: UnlockRunResult = { steps: 0, announced: 0 };
+    for (;;) {
+      const batch = await this.unitOfWork.run(() => this.runBatch(now));
+      if (batch.steps === 0) return total;
+      total.steps += batch.steps;
+      total.announced += batch.announced;
+    }
+  }
+
+  private async runBatch(now: Date): Promise<UnlockRunResult> {
+    const rows = await this.schedule.claimDue(now, BATCH_SIZE);
+    const states = await this.schedule.readerStates(rows);
+    let announced = 0;
+    for (const [i, row] of rows.entries()) {
+      const features = await this.entitlements.features(row.tenant, row.subscriberId);
+      const step = nextUnlockStep(row, { ...states[i], earlyAccess: features.earlyAccess }, now);
+      if (step.kind === 'stop') await this.schedule.moveTo(row, null);
+      else if (step.kind === 'wait') await this.schedule.moveTo(row, { nextChapter: row.nextChapter, nextUnlockAt: step.nextUnlockAt });
+      else {
+        // A subscriber without a reading entitlement cannot read the chapter: no news to send.
+        if (step.emit && features.reading && (await this.announce(row, step.chapter, step.releasedAt))) announced += 1;
+        await this.schedule.moveTo(row, step.next);
+      }
+    }
+    return { steps: rows.length, announced };
+  }
+
+  private async announce(row: ScheduledUnlock, chapter: number, releasedAt: Date): Promise<boolean> {
+    const event = await this.publisher.chapterUnlocked(
+      row.tenant,
+      { subscriber_id: row.subscriberId, novel_id: row.novelId, chapter_number: chapter, chapter_id: chapterIdOf(row.novelId, chapter) },
+      releasedAt,
+    );
+    return event !== null;
+  }
+}

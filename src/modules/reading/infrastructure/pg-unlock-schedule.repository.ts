@@ -1,0 +1,91 @@
+import { Injectable } from '@nestjs/common';
+import { Db } from '../../../shared/persistence/typeorm-unit-of-work.js';
+import type { Environment, Tenant } from '../../../shared/tenancy/tenant.js';
+import { UnlockScheduleRepository, type ReaderState, type ScheduledUnlock, type UnlockCursor } from '../domain/unlock-schedule.js';
+
+interface ScheduleRow {
+  partnerId: string;
+  environment: Environment;
+  subscriberId: string;
+  novelId: string;
+  startedAt: Date;
+  notBefore: Date;
+  nextChapter: number;
+  nextUnlockAt: Date;
+}
+
+const SELECT_ROW = `partner_id AS "partnerId", environment, subscriber_id AS "subscriberId", novel_id AS "novelId",
+  started_at AS "startedAt", not_before AS "notBefore", next_chapter AS "nextChapter", next_unlock_at AS "nextUnlockAt"`;
+
+const toScheduled = ({ partnerId, environment, ...rest }: ScheduleRow): ScheduledUnlock => ({ tenant: { partnerId, environment }, ...rest });
+
+const keyOf = (row: Pick<ScheduledUnlock, 'tenant' | 'subscriberId' | 'novelId'>) => [row.tenant.partnerId, row.tenant.environment, row.subscriberId, row.novelId];
+
+/** Plain SQL on the shared connection: the job's statements must stay index-only on what is due. */
+@Injectable()
+export class PgUnlockScheduleRepository extends UnlockScheduleRepository {
+  constructor(private readonly db: Db) {
+    super();
+  }
+
+  async upsert(row: Omit<ScheduledUnlock, keyof UnlockCursor>, cursor: UnlockCursor | null): Promise<void> {
+    if (!cursor) {
+      await this.db.query(`DELETE FROM chapter_unlock_schedule WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND novel_id = $4`, keyOf(row));
+      return;
+    }
+    await this.db.query(
+      `INSERT INTO chapter_unlock_schedule (partner_id, environment, subscriber_id, novel_id, started_at, not_before, next_chapter, next_unlock_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (partner_id, environment, subscriber_id, novel_id) DO UPDATE SET
+         started_at = EXCLUDED.started_at, not_before = EXCLUDED.not_before,
+         next_chapter = EXCLUDED.next_chapter, next_unlock_at = EXCLUDED.next_unlock_at`,
+      [...keyOf(row), row.startedAt, row.notBefore, cursor.nextChapter, cursor.nextUnlockAt],
+    );
+  }
+
+  async claimDue(now: Date, limit: number): Promise<ScheduledUnlock[]> {
+    const rows = await this.db.query<ScheduleRow>(
+      `SELECT ${SELECT_ROW} FROM chapter_unlock_schedule WHERE next_unlock_at <= $1
+        ORDER BY next_unlock_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [now, limit],
+    );
+    return rows.map(toScheduled);
+  }
+
+  async readerStates(rows: ScheduledUnlock[]): Promise<Omit<ReaderState, 'earlyAccess'>[]> {
+    if (rows.length === 0) return [];
+    // One statement for the batch: each row's reading and its novel's chapters, by primary key.
+    const states = await this.db.query<{ ord: number; startedAt: Date | null; finishedAt: Date | null; totalChapters: number | null }>(
+      `SELECT k.ord, p.started_at AS "startedAt", p.finished_at AS "finishedAt", n.total_chapters AS "totalChapters"
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS k (partner_id, environment, subscriber_id, novel_id, ord)
+         LEFT JOIN novel_progress p USING (partner_id, environment, subscriber_id, novel_id)
+         LEFT JOIN novels n ON n.environment = k.environment AND n.id = k.novel_id AND n.status = 'published'
+        ORDER BY k.ord`,
+      [rows.map((r) => r.tenant.partnerId), rows.map((r) => r.tenant.environment), rows.map((r) => r.subscriberId), rows.map((r) => r.novelId)],
+    );
+    return states.map((s) => ({
+      progress: s.startedAt ? { startedAt: s.startedAt, finishedAt: s.finishedAt } : null,
+      totalChapters: s.totalChapters,
+    }));
+  }
+
+  async moveTo(row: ScheduledUnlock, cursor: UnlockCursor | null): Promise<void> {
+    if (!cursor) {
+      await this.upsert(row, null);
+      return;
+    }
+    await this.db.query(
+      `UPDATE chapter_unlock_schedule SET next_chapter = $5, next_unlock_at = $6
+        WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND novel_id = $4`,
+      [...keyOf(row), cursor.nextChapter, cursor.nextUnlockAt],
+    );
+  }
+
+  async listForSubscriber(tenant: Tenant, subscriberId: string): Promise<ScheduledUnlock[]> {
+    const rows = await this.db.query<ScheduleRow>(
+      `SELECT ${SELECT_ROW} FROM chapter_unlock_schedule WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3`,
+      [tenant.partnerId, tenant.environment, subscriberId],
+    );
+    return rows.map(toScheduled);
+  }
+}

@@ -1,0 +1,19 @@
+import { applyDecorators } from '@nestjs/common';
+import { IsISO8601, IsString, Matches } from 'class-validator';
+
+/**
+ * An RFC 3339 instant with its time zone, from 1970 on: a partner's clock reading, never a
+ * local time that would need guessing, nor a year PostgreSQL refuses or mis-stores.
+ */
+const ISO_INSTANT = /^(19[7-9]\d|[2-9]\d{3})-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,9})?)?(Z|[+-]\d\d:\d\d)$/;
+
+export const isoInstantRule = (field: string) =>
+  `${field} must be an ISO 8601 date-time with a time zone from 1970 on, e.g. 2026-03-10T12:00:00Z`;
+
+/** Class-validator form, for DTO fields holding an instant. */
+export const IsIsoInstant = (field: string) =>
+  applyDecorators(
+    IsString({ message: isoInstantRule(field) }),
+    Matches(ISO_INSTANT, { message: isoInstantRule(field) }),
+    IsISO8601({ strict: true, strictSeparator: true }, { message: isoInstantRule(field) }),
+  );

@@ -1,0 +1,88 @@
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import pg from 'pg';
+import { DataSource } from 'typeorm';
+
+type Listener = (payload: string) => void;
+
+/** Wait before reconnecting a lost listening connection. */
+const RECONNECT_DELAY_MS = 1_000;
+
+/**
+ * PostgreSQL LISTEN on one dedicated connection per process, shared by every channel.
+ * NOTIFY sent in a transaction arrives at commit, on every replica, so a replica learns
+ * of another's writes within milliseconds without polling. A lost connection is reopened;
+ * since notifications sent meanwhile are lost, each listener is then called with an empty
+ * payload to say "re-check what you were waiting for".
+ */
+@Injectable()
+export class PgNotifications implements OnApplicationShutdown {
+  private readonly logger = new Logger('PgNotifications');
+  private readonly listeners = new Map<string, Set<Listener>>();
+  private client?: Promise<pg.Client>;
+  private closed = false;
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Calls `listener` with each payload sent on `channel`; returns the unsubscribe function. */
+  async listen(channel: string, listener: Listener): Promise<() => void> {
+    let channelListeners = this.listeners.get(channel);
+    if (!channelListeners) {
+      channelListeners = new Set();
+      this.listeners.set(channel, channelListeners);
+      await (await this.connection()).query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    }
+    channelListeners.add(listener);
+    return () => channelListeners.delete(listener);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.closed = true;
+    const client = await this.client?.catch(() => undefined);
+    await client?.end().catch(() => undefined);
+  }
+
+  private connection(): Promise<pg.Client> {
+    this.client ??= this.connect();
+    return this.client;
+  }
+
+  private async connect(): Promise<pg.Client> {
+    const { url } = this.dataSource.options as { url?: string };
+    const client = new pg.Client({ connectionString: url, application_name: 'partner-reading-listening-api:listen' });
+    client.on('notification', (message) => this.dispatch(message.channel, message.payload ?? ''));
+    client.on('error', (error) => this.reconnect(client, error));
+    client.on('end', () => this.reconnect(client));
+    try {
+      await client.connect();
+      for (const channel of this.listeners.keys()) await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    } catch (error) {
+      this.client = undefined;
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    return client;
+  }
+
+  private reconnect(lost: pg.Client, error?: Error): void {
+    if (this.closed || !this.client) return;
+    this.client = undefined;
+    lost.removeAllListeners('end');
+    lost.end().catch(() => undefined);
+    if (error) this.logger.warn({ msg: 'notification connection lost; reconnecting', err: String(error) });
+    setTimeout(() => this.resume(), RECONNECT_DELAY_MS).unref();
+  }
+
+  private resume(): void {
+    if (this.closed || this.listeners.size === 0) return;
+    this.connection().then(
+      () => {
+        for (const channel of this.listeners.keys()) this.dispatch(channel, '');
+      },
+      () => setTimeout(() => this.resume(), RECONNECT_DELAY_MS).unref(),
+    );
+  }
+
+  private dispatch(channel: string, payload: string): void {
+    for (const listener of this.listeners.get(channel) ?? []) listener(payload);
+  }
+}
