@@ -12,7 +12,7 @@ import { HttpMetrics } from '../observability/metrics.js';
 import { ApiError } from '../shared/errors/api-error.js';
 import { AllExceptionsFilter } from '../shared/errors/all-exceptions.filter.js';
 import { inputProblem } from '../shared/http/input-limits.js';
-import { surfaceOf } from '../shared/http/surfaces.js';
+import { surfacesServing } from '../shared/http/surfaces.js';
 import { createValidationPipe } from '../shared/http/validation.js';
 import { setupSwagger } from './swagger.js';
 
@@ -146,9 +146,11 @@ function installRequestHooks(fastify: FastifyInstance, config: AppConfig): void 
 const isTokenEndpoint = (route: string | undefined) => route?.endsWith('/oauth2/token') ?? false;
 
 function refuseEarly(request: FastifyRequest, config: AppConfig): ApiError | undefined {
-  // Surfaces this process does not serve (SERVICES) answer as if they did not exist.
-  const surface = surfaceOf(request.url);
-  if (surface && !config.mounts(surface)) {
+  // Surfaces this process does not serve (SERVICES) answer as if they did not exist. The
+  // matched route decides, not the raw URL: the router decodes `/%73andbox/v1` to a
+  // sandbox route that a check of the raw text would not recognise.
+  const owners = surfacesServing(request.routeOptions.url ?? '');
+  if (owners.length > 0 && !owners.some((surface) => config.mounts(surface))) {
     return new ApiError('not_found', `No endpoint answers ${request.method} ${request.url.split('?')[0]}.`);
   }
   // Every other body is JSON: a form or text body is refused rather than half-understood.
