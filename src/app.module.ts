@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
 import type { AppConfig } from './config/app-config.js';
 import { DatabaseModule } from './database/database.module.js';
 import { AnalyticsModule } from './modules/analytics/index.js';
@@ -29,6 +30,8 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.forRoot(config),
+        // Periodic jobs, such as the purge of idle rate-limit buckets; each must be safe to run on every replica at once.
+        ScheduleModule.forRoot(),
         DatabaseModule.forRoot(databaseUrl),
         ObservabilityModule.forRoot(metrics),
         IdentityModule,

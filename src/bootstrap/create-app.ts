@@ -31,6 +31,10 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
     loggerInstance: logger,
     logController: new OneLinePerRequest(),
     bodyLimit: BODY_LIMIT_BYTES,
+    // request.ip, which keys the per-address limits, comes from X-Forwarded-For only when
+    // the proxy that set it is trusted; otherwise any client could name any address.
+    // A hop count becomes the function Fastify would build from it (its types omit numbers).
+    trustProxy: typeof config.trustProxy === 'number' ? trustNearestHops(config.trustProxy) : config.trustProxy,
     // A caller's own x-request-id is kept when it is safe to log; otherwise we mint one.
     requestIdHeader: false,
     genReqId: (req: IncomingMessage) => {
@@ -74,6 +78,8 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
   await app.init();
   return app;
 }
+
+const trustNearestHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
 /**
  * Node's HTTP parser fails some connections before there is a request to route: headers
