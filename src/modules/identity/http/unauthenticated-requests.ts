@@ -24,6 +24,8 @@ export class UnauthenticatedRequests implements OnModuleInit {
   }
 
   onModuleInit(): void {
+    // The operations CLI builds the modules without an HTTP server: nothing to watch.
+    if (!this.adapterHost.httpAdapter) return;
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     fastify.addHook('onResponse', (request, reply, done) => {
       if (isBearerRefusal(reply)) this.buckets.spend(request.ip);
