@@ -54,7 +54,7 @@ export class AppConfig {
   readonly rateLimitBurst: number;
   /** Failed token requests allowed per (client id, source address) per minute, also the burst. */
   readonly tokenFailuresPerMinute: number;
-  /** Requests with a missing or invalid bearer token allowed per source address, per replica. */
+  /** Requests that fail authentication (401) allowed per source address, per replica. */
   readonly unauthenticatedRps: number;
   readonly unauthenticatedBurst: number;
   /** Whose `X-Forwarded-For` gives a request's source address. */

@@ -116,6 +116,12 @@ describe('requests with a missing or invalid bearer token', () => {
     const token = await limited.token(await limited.partner());
     expect((await status('10.1.0.3', bearer(token))).statusCode).toBe(200);
   });
+  it('are counted with failed token requests, whatever client id each names', async () => {
+    for (let i = 0; i < 3; i++) expect((await tokenRequest(limited, `live_unknown${i}`, 'guess', { remoteAddress: '10.1.1.1' })).statusCode).toBe(401);
+    expect((await tokenRequest(limited, 'live_unknown9', 'guess', { remoteAddress: '10.1.1.1' })).statusCode).toBe(429);
+    expect((await status('10.1.1.1')).statusCode).toBe(429);
+    expect((await tokenRequest(limited, 'live_unknown9', 'guess', { remoteAddress: '10.1.1.2' })).statusCode).toBe(401);
+  });
 });
 
 describe('rate-limit buckets', () => {

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config.js';
 import { ApiError } from '../../../shared/errors/api-error.js';
 import { RateLimiter, type BucketPolicy } from '../../rate-limiting/index.js';
+import { UnauthenticatedRequests } from './unauthenticated-requests.js';
 
 /**
  * The rate budgets of the token endpoints (DECISIONS 27). A client id is public (every
@@ -17,6 +18,7 @@ export class TokenRequestBudgets {
 
   constructor(
     private readonly rateLimiter: RateLimiter,
+    private readonly unauthenticated: UnauthenticatedRequests,
     @Inject(AppConfig) config: AppConfig,
   ) {
     this.failures = { ratePerSecond: config.tokenFailuresPerMinute / 60, burst: config.tokenFailuresPerMinute };
@@ -24,6 +26,9 @@ export class TokenRequestBudgets {
 
   /** Runs `issue` (which authenticates the client) within the budgets of `clientId`. */
   async issue<T>(request: FastifyRequest, reply: FastifyReply, clientId: string, issue: () => Promise<T>): Promise<T> {
+    // First the address's failures whatever the client id (in memory: an address trying
+    // random client ids causes no statement), then those for this client id.
+    this.unauthenticated.refuseIfSpent(request);
     const failureKey = `token-failure:${clientId}:${request.ip}`;
     await this.rateLimiter.refuseIfSpent(
       failureKey,

@@ -4,7 +4,7 @@ import { AppConfig } from '../../../config/app-config.js';
 import { RateLimitStore } from '../domain/rate-limit-store.js';
 
 /** How often each replica purges; replicas may run it at once (the store skips locked rows). */
-export const PURGE_INTERVAL_MS = 10 * 60_000;
+const PURGE_INTERVAL_MS = 10 * 60_000;
 const BATCH = 5_000;
 /** Idle at least this long before a bucket is purged, whatever the policies. */
 const MINIMUM_IDLE_SECONDS = 3600;
@@ -18,12 +18,13 @@ const MINIMUM_IDLE_SECONDS = 3600;
 @Injectable()
 export class IdleBucketPurge {
   private readonly logger = new Logger(IdleBucketPurge.name);
-  readonly idleSeconds: number;
+  private readonly idleSeconds: number;
 
   constructor(
     private readonly store: RateLimitStore,
     @Inject(AppConfig) config: AppConfig,
   ) {
+    // The credential buckets refill in burst / rate seconds, the token failure buckets in a minute.
     const longestRefill = Math.max(config.rateLimitBurst / config.rateLimitRps, 60);
     this.idleSeconds = Math.max(MINIMUM_IDLE_SECONDS, Math.ceil(longestRefill));
   }
