@@ -30,9 +30,10 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.forRoot(config),
+        // Periodic jobs (idle rate-limit buckets, event retention, chapter.unlocked); each must be safe to run on every replica at once.
+        ScheduleModule.forRoot(),
         DatabaseModule.forRoot(databaseUrl),
         ObservabilityModule.forRoot(metrics),
-        ScheduleModule.forRoot(),
         IdentityModule,
         EntitlementsModule,
         BillingModule,

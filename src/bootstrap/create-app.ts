@@ -12,7 +12,7 @@ import { HttpMetrics } from '../observability/metrics.js';
 import { ApiError } from '../shared/errors/api-error.js';
 import { AllExceptionsFilter } from '../shared/errors/all-exceptions.filter.js';
 import { inputProblem } from '../shared/http/input-limits.js';
-import { surfaceOf } from '../shared/http/surfaces.js';
+import { surfacesServing } from '../shared/http/surfaces.js';
 import { createValidationPipe } from '../shared/http/validation.js';
 import { setupSwagger } from './swagger.js';
 
@@ -31,6 +31,10 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
     loggerInstance: logger,
     logController: new OneLinePerRequest(),
     bodyLimit: BODY_LIMIT_BYTES,
+    // request.ip, which keys the per-address limits, comes from X-Forwarded-For only when
+    // the proxy that set it is trusted; otherwise any client could name any address.
+    // A hop count becomes the function Fastify would build from it (its types omit numbers).
+    trustProxy: typeof config.trustProxy === 'number' ? trustNearestHops(config.trustProxy) : config.trustProxy,
     // A caller's own x-request-id is kept when it is safe to log; otherwise we mint one.
     requestIdHeader: false,
     genReqId: (req: IncomingMessage) => {
@@ -74,6 +78,8 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
   await app.init();
   return app;
 }
+
+const trustNearestHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
 /**
  * Node's HTTP parser fails some connections before there is a request to route: headers
@@ -146,9 +152,11 @@ function installRequestHooks(fastify: FastifyInstance, config: AppConfig): void 
 const isTokenEndpoint = (route: string | undefined) => route?.endsWith('/oauth2/token') ?? false;
 
 function refuseEarly(request: FastifyRequest, config: AppConfig): ApiError | undefined {
-  // Surfaces this process does not serve (SERVICES) answer as if they did not exist.
-  const surface = surfaceOf(request.url);
-  if (surface && !config.mounts(surface)) {
+  // Surfaces this process does not serve (SERVICES) answer as if they did not exist. The
+  // matched route decides, not the raw URL: the router decodes `/%73andbox/v1` to a
+  // sandbox route that a check of the raw text would not recognise.
+  const owners = surfacesServing(request.routeOptions.url ?? '');
+  if (owners.length > 0 && !owners.some((surface) => config.mounts(surface))) {
     return new ApiError('not_found', `No endpoint answers ${request.method} ${request.url.split('?')[0]}.`);
   }
   // Every other body is JSON: a form or text body is refused rather than half-understood.

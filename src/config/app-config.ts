@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
@@ -9,6 +10,12 @@ export type StorageBackend = 'local' | 's3';
 
 /** Time a client has to send a whole request, headers and body (not configurable). */
 export const HTTP_REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * Which proxies' `X-Forwarded-For` is believed (Fastify's `trustProxy`): none, all, the
+ * nearest N hops, or the proxies at these addresses and CIDR ranges.
+ */
+export type TrustedProxies = boolean | number | string[];
 
 export interface S3Settings {
   endpoint?: string;
@@ -50,6 +57,13 @@ export class AppConfig {
   readonly httpHeadersTimeoutMs: number;
   readonly rateLimitRps: number;
   readonly rateLimitBurst: number;
+  /** Failed token requests allowed per (client id, source address) per minute, also the burst. */
+  readonly tokenFailuresPerMinute: number;
+  /** Requests that fail authentication (401) allowed per source address, per replica. */
+  readonly unauthenticatedRps: number;
+  readonly unauthenticatedBurst: number;
+  /** Whose `X-Forwarded-For` gives a request's source address. */
+  readonly trustProxy: TrustedProxies;
   readonly nodeEnv: string;
   readonly logLevel: string;
   /** Delay between publishing a new signing key and signing with it (DECISIONS 3). */
@@ -107,6 +121,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     httpHeadersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, HTTP_REQUEST_TIMEOUT_MS),
     rateLimitRps: integer(env, 'RATE_LIMIT_RPS', 50, 1, 1_000_000),
     rateLimitBurst: integer(env, 'RATE_LIMIT_BURST', 100, 1, 1_000_000),
+    tokenFailuresPerMinute: integer(env, 'TOKEN_FAILURES_PER_MINUTE', 10, 1, 1_000_000),
+    unauthenticatedRps: integer(env, 'UNAUTHENTICATED_RPS', 20, 1, 1_000_000),
+    unauthenticatedBurst: integer(env, 'UNAUTHENTICATED_BURST', 100, 1, 1_000_000),
+    trustProxy: trustedProxies(env),
     nodeEnv,
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     keyActivationDelaySeconds: integer(env, 'KEY_ACTIVATION_DELAY_SECONDS', 600, 0, 86400),
@@ -174,6 +192,31 @@ function surfaces(env: Env): ReadonlySet<Surface> {
     throw new ConfigError(`SERVICES must list some of ${SURFACES.join(', ')}, got "${raw}"`);
   }
   return new Set(names as Surface[]);
+}
+
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** `false` (default), `true`, a hop count, or a comma-separated list of addresses, CIDRs and range names. */
+function trustedProxies(env: Env): TrustedProxies {
+  const raw = env.TRUST_PROXY?.trim();
+  if (!raw || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return integer(env, 'TRUST_PROXY', 0, 1, 100);
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const invalid = entries.find((entry) => !PROXY_RANGE_NAMES.includes(entry) && !isAddressOrCidr(entry));
+  if (invalid !== undefined) {
+    throw new ConfigError(
+      `TRUST_PROXY must be true, false, a hop count, or addresses and CIDR ranges separated by commas (or loopback, linklocal, uniquelocal), got "${invalid}"`,
+    );
+  }
+  return entries;
+}
+
+function isAddressOrCidr(entry: string): boolean {
+  const [address, prefix, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128));
 }
 
 function retrySchedule(env: Env): number[] {

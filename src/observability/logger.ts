@@ -1,10 +1,28 @@
 import type { LoggerService } from '@nestjs/common';
 import { pino, type Logger } from 'pino';
 
-/** Query parameters whose values never reach a log line. */
-const SECRET_QUERY_PARAMETERS = /([?&](?:client_secret|access_token|token|signature|sig|X-Amz-Signature|X-Amz-Credential)=)[^&]*/gi;
+/** Query parameters whose value is a secret, lowercase; compared with each name decoded. */
+const SECRET_QUERY_PARAMETERS = new Set(['client_secret', 'access_token', 'token', 'signature', 'sig', 'x-amz-signature', 'x-amz-credential']);
 
-export const redactUrl = (url: string) => url.replace(SECRET_QUERY_PARAMETERS, '$1[REDACTED]');
+/**
+ * The URL with the value of every secret query parameter replaced. Names are compared
+ * after percent-decoding, as the query parser reads them: `client%5Fsecret` is `client_secret`.
+ */
+export function redactUrl(url: string): string {
+  const start = url.indexOf('?');
+  if (start < 0) return url;
+  const pairs = url
+    .slice(start + 1)
+    .split('&')
+    .map((pair) => {
+      const name = pair.split('=', 1)[0];
+      return SECRET_QUERY_PARAMETERS.has(percentDecoded(name).toLowerCase()) ? `${name}=[REDACTED]` : pair;
+    });
+  return `${url.slice(0, start + 1)}${pairs.join('&')}`;
+}
+
+/** Decodes each %XX on its own, so a malformed sequence elsewhere cannot hide a name. */
+const percentDecoded = (text: string) => text.replace(/\+/g, ' ').replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 
 /**
  * Structured JSON logs. Authorization headers, cookies and secret query values are

@@ -35,6 +35,13 @@ test('request logs are structured and free of secrets and tokens', async () => {
       body: `grant_type=client_credentials&client_id=${credential.client_id}`,
     });
     await service.waitForOutput(/client_secret=\[REDACTED\]/);
+    // The query parser decodes names, so an encoded name carries the secret just the same.
+    await fetch(`${origin}/platform/v1/oauth2/token?client%5Fsecret=${encodeURIComponent(credential.client_secret)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `grant_type=client_credentials&client_id=${credential.client_id}`,
+    });
+    await service.waitForOutput(/client%5Fsecret=\[REDACTED\]/);
   } finally {
     service.child.kill('SIGTERM');
     await service.exit();

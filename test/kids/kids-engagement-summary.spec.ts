@@ -4,7 +4,11 @@ import { kidsEngagementSummary, MIN_SAMPLE_THRESHOLD } from '../../src/modules/k
 
 const window = reportingWindow('2026-10-01', '2026-10-31');
 const generatedAt = new Date('2026-11-01T12:00:00Z');
-const measures = fc.record({ storiesCompleted: fc.nat(), minutesRead: fc.double({ min: 0, max: 1e7, noNaN: true }) });
+const measures = fc.record({
+  accountsWithActivity: fc.integer({ min: MIN_SAMPLE_THRESHOLD, max: 1e6 }),
+  storiesCompleted: fc.nat(),
+  minutesRead: fc.double({ min: 0, max: 1e7, noNaN: true }),
+});
 
 /** Every number anywhere in the summary. */
 const numbersIn = (value: unknown): number[] =>
@@ -13,7 +17,7 @@ const numbersIn = (value: unknown): number[] =>
 describe("children's summary suppression", () => {
   it('withholds every figure at 29 active accounts and gives them at 30', () => {
     expect(MIN_SAMPLE_THRESHOLD).toBe(30);
-    expect(kidsEngagementSummary(window, { activeAccounts: 29, storiesCompleted: 40, minutesRead: 900 }, generatedAt)).toEqual({
+    expect(kidsEngagementSummary(window, { activeAccounts: 29, accountsWithActivity: 29, storiesCompleted: 40, minutesRead: 900 }, generatedAt)).toEqual({
       period_start: '2026-10-01',
       period_end: '2026-10-31',
       active_accounts: null,
@@ -23,12 +27,22 @@ describe("children's summary suppression", () => {
       suppressed: true,
       generated_at: '2026-11-01T12:00:00.000Z',
     });
-    expect(kidsEngagementSummary(window, { activeAccounts: 30, storiesCompleted: 40, minutesRead: 900 }, generatedAt)).toMatchObject({
+    expect(kidsEngagementSummary(window, { activeAccounts: 30, accountsWithActivity: 30, storiesCompleted: 40, minutesRead: 900 }, generatedAt)).toMatchObject({
       active_accounts: 30,
       stories_completed: 40,
       avg_minutes_per_active_account: 30,
       suppressed: false,
     });
+  });
+
+  it('withholds every figure while fewer than 30 accounts have activity, whatever the active count', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: MIN_SAMPLE_THRESHOLD, max: 1e6 }), fc.integer({ min: 0, max: MIN_SAMPLE_THRESHOLD - 1 }), measures, (activeAccounts, accountsWithActivity, rest) => {
+        const summary = kidsEngagementSummary(window, { ...rest, activeAccounts, accountsWithActivity }, generatedAt);
+        expect(summary.suppressed).toBe(true);
+        expect(numbersIn(summary)).toEqual([MIN_SAMPLE_THRESHOLD]);
+      }),
+    );
   });
 
   it('never leaks a number other than the threshold under the threshold', () => {

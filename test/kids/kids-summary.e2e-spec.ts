@@ -36,6 +36,18 @@ const steadyAccounts = (count: number, prefix = 'family'): Change[] =>
 
 const kidsScope = { scopes: ['kidsapp:engagement:read' as const] };
 
+const session = (account: string, child: string, story: string, minutes: number, completedAt: string | null, occurredAt: string) =>
+  JSON.stringify({ account_id: account, child_ref: child, story_id: story, minutes, completed_at: completedAt, occurred_at: occurredAt });
+
+/** One session of no minutes and no completion per account: activity that adds to no figure. */
+const quietSessions = (accounts: string[], occurredAt: string) => accounts.map((account) => session(account, `kid-of-${account}`, 'the-moon', 0, null, occurredAt));
+
+const accountsOf = (changes: Change[]) => [...new Set(changes.map(([account]) => account))];
+
+async function activity(partner: IssuedCredential, lines: string[]) {
+  await t.app.get(KidsActivityImporter).import(partner.partner_id, lines);
+}
+
 async function summary(token: string, query = 'period_start=2026-10-01&period_end=2026-10-31') {
   return t.inject({ method: 'GET', url: `/kids/v1/engagement/summary?${query}`, headers: bearer(token) });
 }
@@ -52,6 +64,7 @@ describe('active accounts', () => {
   it('withholds every figure at 29 active accounts and gives them at 30', async () => {
     const partner = await t.partner(kidsScope);
     await history(partner, [...steadyAccounts(29), ['family-30', 'active', '2026-11-05T12:00:00Z']]);
+    await activity(partner, [...quietSessions(accountsOf(steadyAccounts(29)), '2026-10-20T18:00:00Z'), ...quietSessions(['family-30'], '2026-11-06T18:00:00Z')]);
     const token = await t.token(partner);
 
     const october = await summary(token);
@@ -103,6 +116,7 @@ describe('active accounts', () => {
     await history(partner, [['reads-novels', 'active', '2026-09-01T00:00:00Z']], 'textapp');
     await history(partner, [['sandbox-family', 'active', '2026-09-01T00:00:00Z']], 'kidsapp', 'sandbox');
     await history(other, [['family-of-other', 'active', '2026-09-01T00:00:00Z']]);
+    await activity(partner, quietSessions(accountsOf(steadyAccounts(30)), '2026-10-20T18:00:00Z'));
 
     expect((await summary(await t.token(partner))).json()).toMatchObject({ active_accounts: 33, suppressed: false });
   });
@@ -111,6 +125,7 @@ describe('active accounts', () => {
     const partner = await t.partner({ scopes: ['kidsapp:engagement:read', 'platform:entitlements:write'] });
     const today = new Date().toISOString().slice(0, 10);
     await history(partner, steadyAccounts(29));
+    await activity(partner, quietSessions([...accountsOf(steadyAccounts(29)), 'family-new'], `${today}T00:00:00Z`));
     const token = await t.token(partner);
     const activate = await t.inject({
       method: 'POST',
@@ -123,6 +138,31 @@ describe('active accounts', () => {
   });
 });
 
+describe('accounts with activity', () => {
+  it('withholds every figure while fewer than 30 active accounts have activity, however many entitlements', async () => {
+    const partner = await t.partner({ scopes: ['kidsapp:engagement:read', 'platform:entitlements:write'] });
+    const today = new Date().toISOString().slice(0, 10);
+    const token = await t.token(partner);
+    for (let i = 1; i <= 30; i++) {
+      const posted = await t.inject({
+        method: 'POST',
+        url: '/platform/v1/entitlements',
+        headers: bearer(token),
+        payload: { subscriber_id: `posted-${i}`, product: 'kidsapp', status: 'active' },
+      });
+      expect(posted.statusCode).toBe(200);
+    }
+    await activity(partner, [session('posted-1', 'the-only-child', 'the-dragon', 42, `${today}T00:00:00Z`, `${today}T00:00:00Z`)]);
+
+    expect((await summary(token, `period_start=${today}&period_end=${today}`)).json()).toMatchObject({
+      active_accounts: null,
+      stories_completed: null,
+      avg_minutes_per_active_account: null,
+      suppressed: true,
+    });
+  });
+});
+
 describe('stories and minutes', () => {
   let partner: IssuedCredential;
   let token: string;
@@ -131,9 +171,7 @@ describe('stories and minutes', () => {
     partner = await t.partner(kidsScope);
     token = await t.token(partner);
     await history(partner, [...steadyAccounts(30), ['family-gone', 'active', '2026-01-01T00:00:00Z'], ['family-gone', 'canceled', '2026-02-01T00:00:00Z']]);
-    const session = (account: string, child: string, story: string, minutes: number, completedAt: string | null, occurredAt: string) =>
-      JSON.stringify({ account_id: account, child_ref: child, story_id: story, minutes, completed_at: completedAt, occurred_at: occurredAt });
-    await t.app.get(KidsActivityImporter).import(partner.partner_id, [
+    await activity(partner, [
       // family-1: two children, 20 + 10 minutes, one story completed in October.
       session('family-1', 'kid-lia-9c1e', 'the-dragon', 20, '2026-10-03T19:00:00Z', '2026-10-03T18:40:00Z'),
       session('family-1', 'kid-leo-9c1e', 'the-moon', 10, null, '2026-10-04T18:00:00Z'),
@@ -143,16 +181,17 @@ describe('stories and minutes', () => {
       session('family-3', 'kid-rui-9c1e', 'the-dragon', 15, '2026-10-01T00:00:00Z', '2026-10-01T00:00:00Z'),
       // Read in September: outside the period.
       session('family-4', 'kid-eva-9c1e', 'the-dragon', 50, '2026-09-30T20:00:00Z', '2026-09-30T19:00:00Z'),
-      // An account with no entitlement in October: its story counts, its minutes are not
-      // part of the average over active accounts.
+      // An account with no entitlement in October: neither its story nor its minutes count.
       session('family-gone', 'kid-ivo-9c1e', 'the-moon', 600, '2026-10-10T10:00:00Z', '2026-10-10T09:00:00Z'),
+      // The other active accounts read too, so that 30 accounts have activity.
+      ...quietSessions(accountsOf(steadyAccounts(30)).slice(3), '2026-10-20T18:00:00Z'),
     ]);
   });
 
-  it('sums completed stories over all accounts and averages the active accounts’ minutes', async () => {
+  it('sums the active accounts’ completed stories and averages their minutes', async () => {
     expect((await summary(token)).json()).toMatchObject({
       active_accounts: 30,
-      stories_completed: 3, // family-1, family-3, family-gone
+      stories_completed: 2, // family-1, family-3
       avg_minutes_per_active_account: 2.5, // (20 + 10 + 30 + 15) / 30
       suppressed: false,
     });

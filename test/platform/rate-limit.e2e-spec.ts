@@ -1,6 +1,6 @@
 import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
 
-const LIMITS = { RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '6' };
+const LIMITS = { RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '6', TOKEN_FAILURES_PER_MINUTE: '3' };
 const PROTECTED = '/platform/v1/subscriber/s1/status';
 
 let first: TestApp;
@@ -47,16 +47,16 @@ test('the budget is shared by replicas on one database', async () => {
   expect(responses.filter((r) => r.statusCode === 429).length).toBe(30 - allowed);
 });
 
-test('the token endpoint is limited per client id', async () => {
+test('failed token requests are limited per client id and source address, across replicas', async () => {
   const credential = await first.partner();
   const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: credential.client_id, client_secret: 'wrong' }).toString();
   const statuses = [];
-  for (let i = 0; i < 10; i++) {
+  for (let i = 0; i < 6; i++) {
+    const replica = i % 2 ? first : second;
     statuses.push(
-      (await second.inject({ method: 'POST', url: '/platform/v1/oauth2/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form }))
+      (await replica.inject({ method: 'POST', url: '/platform/v1/oauth2/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form }))
         .statusCode,
     );
   }
-  expect(statuses.slice(0, 3)).toEqual([401, 401, 401]);
-  expect(statuses).toContain(429);
+  expect(statuses).toEqual([401, 401, 401, 429, 429, 429]);
 });

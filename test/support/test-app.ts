@@ -8,6 +8,14 @@ import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
 import { PartnerCredentialsService, type IssuedCredential, type Scope } from '../../src/modules/identity/index.js';
 import { createTestDatabase } from './test-database.js';
 
+const GENEROUS_LIMITS = {
+  RATE_LIMIT_RPS: '100000',
+  RATE_LIMIT_BURST: '100000',
+  TOKEN_FAILURES_PER_MINUTE: '100000',
+  UNAUTHENTICATED_RPS: '100000',
+  UNAUTHENTICATED_BURST: '100000',
+};
+
 export const TEST_BASE_URL = 'http://localhost:3000';
 /** Services started on a test app's database need the same secret to read what it sealed and hashed. */
 export const TEST_SERVER_SECRET = 'test-server-secret-test-server-secret';
@@ -36,9 +44,9 @@ export async function startTestApp(env: Record<string, string> = {}, databaseUrl
     KEY_ACTIVATION_DELAY_SECONDS: '0',
     CREDENTIAL_CACHE_SECONDS: '0',
     WEBHOOK_RETRY_SCHEDULE: '0,0.2,0.4',
-    // Tests make bursts of requests with one credential; the rate-limit test sets its own.
-    RATE_LIMIT_RPS: '100000',
-    RATE_LIMIT_BURST: '100000',
+    // Tests make bursts of requests with one credential, and of refused ones from one
+    // address; the rate-limit tests set their own.
+    ...GENEROUS_LIMITS,
     ...env,
   });
   const app = await createApp(config, url);
@@ -78,8 +86,7 @@ export function serviceEnvFor(t: TestApp, overrides: Record<string, string> = {}
     DATA_DIR: mkdtempSync(join(tmpdir(), 'prl-test-service-')),
     KEY_ACTIVATION_DELAY_SECONDS: '0',
     CREDENTIAL_CACHE_SECONDS: '0',
-    RATE_LIMIT_RPS: '100000',
-    RATE_LIMIT_BURST: '100000',
+    ...GENEROUS_LIMITS,
     ...overrides,
   };
 }

@@ -10,7 +10,9 @@ import { CredentialRepository } from './domain/credential.repository.js';
 import { SigningKeyRepository } from './domain/signing-key.repository.js';
 import { AccessGuard } from './http/access.guard.js';
 import { DiscoveryController } from './http/discovery.controller.js';
+import { TokenRequestBudgets } from './http/token-request-budgets.js';
 import { KidsTokenController, PlatformTokenController } from './http/token.controller.js';
+import { UnauthenticatedRequests } from './http/unauthenticated-requests.js';
 import { TypeOrmCredentialRepository } from './infrastructure/typeorm-credential.repository.js';
 import { TypeOrmSigningKeyRepository } from './infrastructure/typeorm-signing-key.repository.js';
 
@@ -28,6 +30,8 @@ import { TypeOrmSigningKeyRepository } from './infrastructure/typeorm-signing-ke
     SigningKeyService,
     TokenIssuerService,
     AccessTokenVerifier,
+    TokenRequestBudgets,
+    UnauthenticatedRequests,
     { provide: APP_GUARD, useClass: AccessGuard },
   ],
   exports: [PartnerCredentialsService, SigningKeyService],

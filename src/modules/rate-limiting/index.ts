@@ -1,2 +1,5 @@
 export { RateLimitingModule } from './rate-limiting.module.js';
 export { RateLimiter } from './application/rate-limiter.service.js';
+export type { BucketPolicy } from './domain/rate-limit-store.js';
+export { ReplicaBuckets } from './domain/replica-buckets.js';
+export { IdleBucketPurge } from './application/idle-bucket-purge.service.js';

@@ -27,3 +27,15 @@ export function surfaceOf(url: string): Surface | undefined {
   if (url.startsWith('/kids/v1/') || url === '/kids/v1') return 'kids';
   return undefined;
 }
+
+/**
+ * The surfaces whose mounting serves a route pattern: its mount, or for the signed media
+ * URLs (`/media/...`, which only the text and audio service hands out) the reading
+ * surfaces. A pattern of no surface (health, docs, metrics) is served everywhere.
+ */
+export function surfacesServing(route: string): readonly Surface[] {
+  const surface = surfaceOf(route);
+  if (surface) return [surface];
+  if (route.startsWith('/media/')) return ['reading', 'sandbox'];
+  return [];
+}

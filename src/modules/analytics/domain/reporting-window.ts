@@ -4,7 +4,11 @@ import { invalidRequest } from '../../../shared/errors/api-error.js';
 export const MAX_WINDOW_DAYS = 366;
 
 const DAY_MS = 86_400_000;
-const DATE_FORMAT = /^\d{4}-\d{2}-\d{2}$/;
+/**
+ * Four-digit years from 0001: PostgreSQL has no year 0 (it counts 1 BC, 1 AD) and refuses
+ * 0000-01-01, which would otherwise reach the query and fail it.
+ */
+const DATE_FORMAT = /^(?!0000)\d{4}-\d{2}-\d{2}$/;
 
 /**
  * A reporting period of whole UTC days, both ends included. `from` is the first instant of
@@ -25,7 +29,7 @@ export function parseReportDate(name: string, value: string): Date {
   const date = new Date(`${value}T00:00:00Z`);
   // JavaScript rolls 2026-02-30 over to 2026-03-02: only a round trip proves a real date.
   if (!DATE_FORMAT.test(value) || Number.isNaN(date.getTime()) || isoDate(date) !== value) {
-    throw invalidRequest(`${name} must be a calendar date in the format YYYY-MM-DD.`);
+    throw invalidRequest(`${name} must be a calendar date in the format YYYY-MM-DD, from 0001-01-01 to 9999-12-31.`);
   }
   return date;
 }

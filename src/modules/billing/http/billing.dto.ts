@@ -10,7 +10,8 @@ export class BillingUsageQueryDto {
 
   @ApiPropertyOptional({ description: 'YYYY-MM; defaults to the current UTC month.', example: '2026-11' })
   @IsOptional()
-  @Matches(/^\d{4}-(0[1-9]|1[0-2])$/, { message: 'period must have the format YYYY-MM' })
+  // No year 0000: PostgreSQL has none, so a month of it names no stored period.
+  @Matches(/^(?!0000)\d{4}-(0[1-9]|1[0-2])$/, { message: 'period must have the format YYYY-MM, from 0001-01 to 9999-12' })
   period?: string;
 }
 

@@ -9,6 +9,7 @@ import { AccessTokenVerifier, invalidToken } from '../application/access-token-v
 import type { Principal } from '../domain/principal.js';
 import type { TokenIssuer } from '../domain/token-issuers.js';
 import { ACCESS_RULE, type AccessRule } from './access.decorators.js';
+import { UnauthenticatedRequests } from './unauthenticated-requests.js';
 
 /** Issuers whose tokens each surface accepts (DECISIONS 3, 15). */
 const ACCEPTED_ISSUERS: Record<Surface, readonly TokenIssuer[]> = {
@@ -29,6 +30,7 @@ export class AccessGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly verifier: AccessTokenVerifier,
     private readonly rateLimiter: RateLimiter,
+    private readonly unauthenticated: UnauthenticatedRequests,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -36,6 +38,7 @@ export class AccessGuard implements CanActivate {
     if (!rule) throw new Error(`Route ${context.getClass().name}.${context.getHandler().name} declares no access rule`);
     if (rule.public) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
+    this.unauthenticated.refuseIfSpent(request);
     const surface = surfaceOf(request.routeOptions.url ?? request.url);
     if (!surface) throw new Error(`Protected route outside every mount: ${request.routeOptions.url}`);
     const principal = await this.verifier.verify(bearerToken(request), ACCEPTED_ISSUERS[surface]);

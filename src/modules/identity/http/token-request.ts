@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, invalidRequest } from '../../../shared/errors/api-error.js';
-import type { RateLimiter } from '../../rate-limiting/index.js';
 import { readClientAuthentication, type ClientCredentials } from '../domain/client-authentication.js';
 import { invalidClient } from '../application/token-issuer.service.js';
 
@@ -36,13 +35,4 @@ export function readTokenRequest(request: FastifyRequest, reply: FastifyReply): 
     case 'malformed':
       throw invalidClient();
   }
-}
-
-/**
- * Token requests are limited per source address and per presented client id, so guessing
- * secrets is slow whichever of the two an attacker varies.
- */
-export async function limitTokenRequests(rateLimiter: RateLimiter, request: FastifyRequest, reply: FastifyReply, clientId: string): Promise<void> {
-  reply.headers(await rateLimiter.consumeOrThrow(`token-address:${request.ip}`));
-  reply.headers(await rateLimiter.consumeOrThrow(`token-client:${clientId}`));
 }

@@ -2,13 +2,13 @@ import { Controller, Get, Header, HttpCode, Post, Req, Res } from '@nestjs/commo
 import { ApiBadRequestResponse, ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../../shared/errors/api-error.js';
-import { RateLimiter } from '../../rate-limiting/index.js';
 import { ErrorBodyDto } from '../../../shared/http/error-body.dto.js';
 import { kidsPath, platformPath } from '../../../shared/http/surfaces.js';
 import { SigningKeyService } from '../application/signing-key.service.js';
 import { TokenIssuerService, type TokenResponse } from '../application/token-issuer.service.js';
 import { Public } from './access.decorators.js';
-import { limitTokenRequests, readTokenRequest } from './token-request.js';
+import { readTokenRequest } from './token-request.js';
+import { TokenRequestBudgets } from './token-request-budgets.js';
 import { JwksDto, KidsTokenRequestDto, KidsTokenResponseDto, TokenRequestDto, TokenResponseDto } from './token.dto.js';
 
 const KIDS_SCOPE = 'kidsapp:engagement:read';
@@ -19,7 +19,7 @@ export class PlatformTokenController {
   constructor(
     private readonly issuer: TokenIssuerService,
     private readonly keys: SigningKeyService,
-    private readonly rateLimiter: RateLimiter,
+    private readonly budgets: TokenRequestBudgets,
   ) {}
 
   @Post('oauth2/token')
@@ -33,8 +33,7 @@ export class PlatformTokenController {
   @ApiUnauthorizedResponse({ type: ErrorBodyDto, description: 'invalid_client' })
   async token(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<TokenResponse> {
     const { client } = readTokenRequest(request, reply);
-    await limitTokenRequests(this.rateLimiter, request, reply, client.clientId);
-    return this.issuer.issue(client, 'platform');
+    return this.budgets.issue(request, reply, client.clientId, () => this.issuer.issue(client, 'platform'));
   }
 
   @Get('jwks')
@@ -53,7 +52,7 @@ export class KidsTokenController {
   constructor(
     private readonly issuer: TokenIssuerService,
     private readonly keys: SigningKeyService,
-    private readonly rateLimiter: RateLimiter,
+    private readonly budgets: TokenRequestBudgets,
   ) {}
 
   @Post('oauth2/token')
@@ -67,14 +66,15 @@ export class KidsTokenController {
   @ApiUnauthorizedResponse({ type: ErrorBodyDto, description: 'invalid_client' })
   async token(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<TokenResponse> {
     const { client, form } = readTokenRequest(request, reply);
-    await limitTokenRequests(this.rateLimiter, request, reply, client.clientId);
     if (form.scope !== KIDS_SCOPE) {
       throw new ApiError('invalid_scope', `scope must be ${KIDS_SCOPE}.`);
     }
-    return this.issuer.issue(client, 'kids', (credential) => {
-      if (!credential.scopes.includes(KIDS_SCOPE)) throw new ApiError('invalid_scope', `This credential does not hold ${KIDS_SCOPE}.`);
-      return [KIDS_SCOPE];
-    });
+    return this.budgets.issue(request, reply, client.clientId, () =>
+      this.issuer.issue(client, 'kids', (credential) => {
+        if (!credential.scopes.includes(KIDS_SCOPE)) throw new ApiError('invalid_scope', `This credential does not hold ${KIDS_SCOPE}.`);
+        return [KIDS_SCOPE];
+      }),
+    );
   }
 
   @Get('jwks')

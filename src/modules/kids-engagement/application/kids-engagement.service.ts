@@ -14,12 +14,10 @@ export class KidsEngagementService {
   ) {}
 
   async summary(tenant: Tenant, window: ReportingWindow): Promise<KidsEngagementSummary> {
-    // The accounts stay inside the service: they only select whose minutes are averaged.
+    // The accounts stay inside the service: they only select whose activity counts. The
+    // partner writes the entitlements, so only the activity of entitled accounts is counted.
     const accounts = await this.entitlements.subscribersActiveDuring(tenant, 'kidsapp', window.from, window.until);
-    const [storiesCompleted, minutesRead] = await Promise.all([
-      this.activities.storiesCompleted(tenant, window),
-      this.activities.minutesRead(tenant, window, accounts),
-    ]);
-    return kidsEngagementSummary(window, { activeAccounts: accounts.length, storiesCompleted, minutesRead }, new Date());
+    const totals = await this.activities.totals(tenant, window, accounts);
+    return kidsEngagementSummary(window, { activeAccounts: accounts.length, ...totals }, new Date());
   }
 }

@@ -8,12 +8,19 @@ export interface ImportCounts {
   updated: number;
 }
 
+export interface KidsActivityTotals {
+  accountsWithActivity: number;
+  storiesCompleted: number;
+  minutesRead: number;
+}
+
 /** Children's reading sessions. Reads return partner-wide aggregates only. */
 export abstract class KidsActivityRepository {
   /** Stores a batch; a record whose key exists replaces it, and within a batch the last wins. */
   abstract upsert(tenant: Tenant, records: readonly KidsActivityRecord[]): Promise<ImportCounts>;
-  /** Sessions whose `completed_at` falls in the window. */
-  abstract storiesCompleted(tenant: Tenant, window: ReportingWindow): Promise<number>;
-  /** Minutes of the sessions in the window (by `occurred_at`) of the given accounts. */
-  abstract minutesRead(tenant: Tenant, window: ReportingWindow, accountIds: readonly string[]): Promise<number>;
+  /**
+   * Sessions in the window of the given accounts only: the accounts among them with
+   * activity, the sessions completed (by `completed_at`) and their minutes (by `occurred_at`).
+   */
+  abstract totals(tenant: Tenant, window: ReportingWindow, accountIds: readonly string[]): Promise<KidsActivityTotals>;
 }

@@ -1,11 +1,19 @@
 import type { ReportingWindow } from '../../analytics/index.js';
 
-/** Below this many active accounts every figure is withheld (contract 2, 4.3, 8). */
+/**
+ * Below this many active accounts, or this many accounts with children's activity, every
+ * figure is withheld (contract 2, 4.3, 8; DECISIONS 15).
+ */
 export const MIN_SAMPLE_THRESHOLD = 30;
 
 /** The partner-wide figures of a period, before suppression. */
 export interface KidsEngagementMeasures {
   activeAccounts: number;
+  /**
+   * Active accounts with children's activity in the period. The partner writes its own
+   * entitlements, so the active count alone could be inflated around one real child.
+   */
+  accountsWithActivity: number;
   storiesCompleted: number;
   /** Minutes read by the active accounts, all their children together. */
   minutesRead: number;
@@ -28,7 +36,7 @@ export interface KidsEngagementSummary {
  * a few identifiable families, so no figure is given at all, not even the account count.
  */
 export function kidsEngagementSummary(window: ReportingWindow, measures: KidsEngagementMeasures, generatedAt: Date): KidsEngagementSummary {
-  const suppressed = measures.activeAccounts < MIN_SAMPLE_THRESHOLD;
+  const suppressed = measures.activeAccounts < MIN_SAMPLE_THRESHOLD || measures.accountsWithActivity < MIN_SAMPLE_THRESHOLD;
   return {
     period_start: window.start,
     period_end: window.end,

@@ -4,7 +4,7 @@ import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import type { ReportingWindow } from '../../analytics/index.js';
 import { UnknownPartnerError } from '../../identity/index.js';
 import type { KidsActivityRecord } from '../domain/kids-activity.js';
-import { KidsActivityRepository, type ImportCounts } from '../domain/kids-activity.repository.js';
+import { KidsActivityRepository, type ImportCounts, type KidsActivityTotals } from '../domain/kids-activity.repository.js';
 
 const FOREIGN_KEY_VIOLATION = '23503';
 
@@ -49,21 +49,17 @@ export class TypeOrmKidsActivityRepository extends KidsActivityRepository {
     }
   }
 
-  async storiesCompleted(tenant: Tenant, window: ReportingWindow): Promise<number> {
-    const [row] = await this.db.query<{ count: number }>(
-      `SELECT count(*)::int AS count FROM kids_activity
-       WHERE partner_id = $1 AND environment = $2 AND completed_at >= $3 AND completed_at < $4`,
-      [tenant.partnerId, tenant.environment, window.from, window.until],
-    );
-    return row.count;
-  }
-
-  async minutesRead(tenant: Tenant, window: ReportingWindow, accountIds: readonly string[]): Promise<number> {
-    const [row] = await this.db.query<{ minutes: number }>(
-      `SELECT coalesce(sum(minutes), 0)::float8 AS minutes FROM kids_activity
-       WHERE partner_id = $1 AND environment = $2 AND occurred_at >= $3 AND occurred_at < $4 AND account_id = ANY ($5::text[])`,
+  async totals(tenant: Tenant, window: ReportingWindow, accountIds: readonly string[]): Promise<KidsActivityTotals> {
+    // A session belongs to the window when it happened or was completed in it.
+    const [row] = await this.db.query<KidsActivityTotals>(
+      `SELECT count(DISTINCT account_id)::int AS "accountsWithActivity",
+              count(*) FILTER (WHERE completed_at >= $3 AND completed_at < $4)::int AS "storiesCompleted",
+              coalesce(sum(minutes) FILTER (WHERE occurred_at >= $3 AND occurred_at < $4), 0)::float8 AS "minutesRead"
+       FROM kids_activity
+       WHERE partner_id = $1 AND environment = $2 AND account_id = ANY ($5::text[])
+         AND ((occurred_at >= $3 AND occurred_at < $4) OR (completed_at >= $3 AND completed_at < $4))`,
       [tenant.partnerId, tenant.environment, window.from, window.until, accountIds],
     );
-    return row.minutes;
+    return row;
   }
 }

@@ -46,6 +46,20 @@ export class RateLimiter {
     return decision.headers;
   }
 
+  /**
+   * For budgets spent only by failures: refuses with 429 while the bucket `key` is empty,
+   * without spending from it (what is being refused may succeed).
+   */
+  async refuseIfSpent(key: string, policy: BucketPolicy, description: string): Promise<void> {
+    const level = await this.store.level(key, policy);
+    if (level < 1) throw new ApiError('rate_limited', description, refusal(policy, level).headers);
+  }
+
+  /** Spends one token of a failure budget at once, without a lease: failures are rare. */
+  async spend(key: string, policy: BucketPolicy): Promise<void> {
+    await this.store.take(key, 1, policy);
+  }
+
   async consume(key: string, policy = this.defaultPolicy): Promise<RateLimitDecision> {
     // A few rounds: concurrent requests of this replica may spend a fresh lease first.
     for (let round = 0; round < 5; round++) {

@@ -28,4 +28,25 @@ export class PostgresRateLimitStore extends RateLimitStore {
     );
     return grant ?? { granted: 0, remaining: 0 };
   }
+
+  async level(key: string, policy: BucketPolicy): Promise<number> {
+    const [row] = await this.db.query<{ level: number }>(
+      `SELECT LEAST($2::float8, tokens + EXTRACT(EPOCH FROM clock_timestamp() - refreshed_at) * $3::float8) AS level
+       FROM rate_limit_buckets WHERE key = $1`,
+      [key, policy.burst, policy.ratePerSecond],
+    );
+    return row?.level ?? policy.burst;
+  }
+
+  async purgeIdle(before: Date, limit: number): Promise<number> {
+    // SKIP LOCKED: a bucket being spent right now is not idle, and replicas purging at the
+    // same moment share the rows instead of waiting on each other.
+    const rows = await this.db.query<{ key: string }>(
+      `DELETE FROM rate_limit_buckets WHERE key IN (
+         SELECT key FROM rate_limit_buckets WHERE refreshed_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED
+       ) RETURNING key`,
+      [before, limit],
+    );
+    return rows.length;
+  }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, type PipeTransform, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, type PipeTransform, Post, Query } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
@@ -43,6 +43,9 @@ const uuidPipe = (what: string): PipeTransform<string, string> => ({
 
 const DEFAULT_DELIVERIES_LIMIT = 50;
 
+/** Answers that carry a signing secret: no cache or proxy on the way may keep a copy. */
+const SECRET_ANSWER = 'no-store';
+
 /** Webhook management (DECISIONS 16): the caller's partner and environment only; others' ids answer 404. */
 @ApiTags('Platform: webhooks')
 @Controller(platformPath())
@@ -50,6 +53,7 @@ export class WebhooksController {
   constructor(private readonly endpoints: WebhookEndpointsService) {}
 
   @Post('webhook-endpoints')
+  @Header('Cache-Control', SECRET_ANSWER)
   @RequireScopes('platform:webhooks:manage')
   @Extension()
   @ApiOperation({
@@ -86,6 +90,7 @@ export class WebhooksController {
 
   @Post('webhook-endpoints/:id/rotate-secret')
   @HttpCode(200)
+  @Header('Cache-Control', SECRET_ANSWER)
   @RequireScopes('platform:webhooks:manage')
   @Extension()
   @ApiOperation({

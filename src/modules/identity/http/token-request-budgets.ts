@@ -1,0 +1,48 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppConfig } from '../../../config/app-config.js';
+import { ApiError } from '../../../shared/errors/api-error.js';
+import { RateLimiter, type BucketPolicy } from '../../rate-limiting/index.js';
+import { UnauthenticatedRequests } from './unauthenticated-requests.js';
+
+/**
+ * The rate budgets of the token endpoints (DECISIONS 27). A client id is public (every
+ * token carries it), so a budget spent before the secret is checked would let anyone lock
+ * its owner out. Failures therefore spend a budget of their own per (client id, source
+ * address), checked before the secret; the credential's budget is spent only by requests
+ * that authenticated, so someone else's failures never refuse a success.
+ */
+@Injectable()
+export class TokenRequestBudgets {
+  private readonly failures: BucketPolicy;
+
+  constructor(
+    private readonly rateLimiter: RateLimiter,
+    private readonly unauthenticated: UnauthenticatedRequests,
+    @Inject(AppConfig) config: AppConfig,
+  ) {
+    this.failures = { ratePerSecond: config.tokenFailuresPerMinute / 60, burst: config.tokenFailuresPerMinute };
+  }
+
+  /** Runs `issue` (which authenticates the client) within the budgets of `clientId`. */
+  async issue<T>(request: FastifyRequest, reply: FastifyReply, clientId: string, issue: () => Promise<T>): Promise<T> {
+    // First the address's failures whatever the client id (in memory: an address trying
+    // random client ids causes no statement), then those for this client id.
+    this.unauthenticated.refuseIfSpent(request);
+    const failureKey = `token-failure:${clientId}:${request.ip}`;
+    await this.rateLimiter.refuseIfSpent(
+      failureKey,
+      this.failures,
+      'Too many failed authentications for this client from this address: check the client secret and retry after the time in Retry-After.',
+    );
+    let issued: T;
+    try {
+      issued = await issue();
+    } catch (error) {
+      if (error instanceof ApiError && error.kind === 'invalid_client') await this.rateLimiter.spend(failureKey, this.failures);
+      throw error;
+    }
+    reply.headers(await this.rateLimiter.consumeOrThrow(`token-client:${clientId}`));
+    return issued;
+  }
+}

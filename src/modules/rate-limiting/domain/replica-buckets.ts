@@ -1,0 +1,44 @@
+import type { BucketPolicy } from './rate-limit-store.js';
+
+interface Bucket {
+  tokens: number;
+  refreshedAt: number;
+}
+
+/**
+ * Token buckets kept in this process only, for budgets that protect the process itself
+ * (its CPU) rather than a shared resource: nothing to share, and no database statement for
+ * an attacker to cause. At most `maxKeys` buckets are kept; the one spent longest ago goes
+ * first, and a bucket that is gone is a full one.
+ */
+export class ReplicaBuckets {
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(
+    readonly policy: BucketPolicy,
+    private readonly maxKeys = 100_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Tokens in the bucket `key` now, refilled. */
+  level(key: string): number {
+    const bucket = this.buckets.get(key);
+    if (!bucket) return this.policy.burst;
+    const refill = ((this.now() - bucket.refreshedAt) / 1000) * this.policy.ratePerSecond;
+    return Math.min(this.policy.burst, bucket.tokens + refill);
+  }
+
+  /** Spends one token of `key` (none below empty). */
+  spend(key: string): void {
+    const tokens = Math.max(0, this.level(key) - 1);
+    // Re-inserted so the map's order is the order of the last spend.
+    this.buckets.delete(key);
+    if (this.buckets.size >= this.maxKeys) this.buckets.delete(this.buckets.keys().next().value as string);
+    this.buckets.set(key, { tokens, refreshedAt: this.now() });
+  }
+
+  /** Whole seconds until the bucket holds a token again. */
+  secondsUntilToken(key: string): number {
+    return Math.max(1, Math.ceil((1 - this.level(key)) / this.policy.ratePerSecond));
+  }
+}
