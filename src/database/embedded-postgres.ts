@@ -48,7 +48,7 @@ async function start(dataDir: string, log: (line: string) => void): Promise<Embe
   const port = await freePort();
   const server = await startPostgresServer({ dataDir: join(dataDir, 'pg'), port, user: USER, password, flags: FLAGS, log });
   try {
-    return handle(port, await login(port, password, passwordFile, cluster), () => server.stop());
+    return handle(port, await login(port, password, passwordFile, server.dataDir), () => server.stop());
   } catch (error) {
     await server.stop();
     throw error;
