@@ -31,7 +31,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
   try {
     return await start(dataDir, log);
   } catch (error) {
-    const cause = error instanceof EmbeddedDatabaseError ? error.message : String((error as Error).message ?? error);
+    const cause = error instanceof Error ? error.message : String(error);
     throw new EmbeddedDatabaseError(
       `The embedded PostgreSQL could not start: ${cause.split('\n')[0]} (or set DATABASE_URL to use a PostgreSQL server of your own)`,
     );
@@ -65,9 +65,8 @@ async function login(port: number, password: string, passwordFile: string, clust
     await client.connect();
   } catch (error) {
     if ((error as { code?: string }).code !== '28P01') throw error;
-    throw new EmbeddedDatabaseError(
-      `the password in ${passwordFile} does not open the cluster in ${cluster}: restore that file, or remove ${cluster} to start with an empty database`,
-    );
+    const tried = password === LEGACY_PASSWORD ? `the former fixed password (no ${passwordFile})` : `the password in ${passwordFile}`;
+    throw new EmbeddedDatabaseError(`${tried} does not open the cluster in ${cluster}: restore that file, or remove ${cluster} to start with an empty database`);
   }
   try {
     if (password !== LEGACY_PASSWORD) return password;

@@ -33,9 +33,9 @@ export default async function globalSetup() {
       log: (line) => console.error(line),
     });
   } catch (error) {
-    // One line, not a stack: the cause and what to do are in the message.
-    if (!(error instanceof EmbeddedDatabaseError)) throw error;
-    console.error(`The tests' embedded PostgreSQL could not start: ${error.message} (or set DATABASE_URL to a PostgreSQL server the tests may use)`);
+    // One line, not a stack: an EmbeddedDatabaseError says the cause and what to do.
+    const cause = error instanceof EmbeddedDatabaseError ? error.message : String(error?.message ?? error).split('\n')[0];
+    console.error(`The tests' embedded PostgreSQL could not start: ${cause} (or set DATABASE_URL to a PostgreSQL server the tests may use)`);
     process.exit(1);
   }
   process.env.TEST_PG_ADMIN_URL = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
