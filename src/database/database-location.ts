@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import pg from 'pg';
 import type { AppConfig } from '../config/app-config.js';
 import { startEmbeddedPostgres } from './embedded-postgres.js';
@@ -11,10 +10,10 @@ export interface DatabaseLocation {
 
 const EMBEDDED_DATABASE = 'partner_api';
 
-/** DATABASE_URL when set; otherwise the embedded server under DATA_DIR/pg (DECISIONS 21). */
+/** DATABASE_URL when set; otherwise the embedded server on DATA_DIR (DECISIONS 21). */
 export async function locateDatabase(config: AppConfig, log: (line: string) => void): Promise<DatabaseLocation> {
   if (config.databaseUrl) return { url: config.databaseUrl, release: async () => undefined };
-  const server = await startEmbeddedPostgres(join(config.dataDir, 'pg'), log);
+  const server = await startEmbeddedPostgres(config.dataDir, log);
   await createDatabaseIfMissing(server.adminUrl, EMBEDDED_DATABASE);
   return { url: server.urlFor(EMBEDDED_DATABASE), release: () => server.stop() };
 }

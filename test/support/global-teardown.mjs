@@ -1,9 +1,12 @@
+import { rmSync } from 'node:fs';
 import pg from 'pg';
 
 export default async function globalTeardown() {
   const server = globalThis.__TEST_POSTGRES__;
   if (server) {
-    await server.stop(); // not persistent: its directory goes too
+    await server.stop();
+    // Two places when the cluster had to live outside the temporary directory.
+    for (const dir of [server.dataDir, globalThis.__TEST_POSTGRES_ROOT__]) rmSync(dir, { recursive: true, force: true });
     return;
   }
   // An external server: drop the databases this run created.
