@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { JwtModule } from '@nestjs/jwt';
 import { RateLimitingModule } from '../rate-limiting/index.js';
 import { AccessTokenVerifier } from './application/access-token-verifier.js';
 import { PartnerCredentialsService } from './application/partner-credentials.service.js';
@@ -10,6 +9,8 @@ import { CredentialRepository } from './domain/credential.repository.js';
 import { SigningKeyRepository } from './domain/signing-key.repository.js';
 import { AccessGuard } from './http/access.guard.js';
 import { KidsTokenController, PlatformTokenController } from './http/token.controller.js';
+import { KidsJwtStrategy } from './infrastructure/passport/kids-jwt.strategy.js';
+import { PlatformJwtStrategy } from './infrastructure/passport/platform-jwt.strategy.js';
 import { TypeOrmCredentialRepository } from './infrastructure/typeorm-credential.repository.js';
 import { TypeOrmSigningKeyRepository } from './infrastructure/typeorm-signing-key.repository.js';
 
@@ -18,7 +19,7 @@ import { TypeOrmSigningKeyRepository } from './infrastructure/typeorm-signing-ke
  * the guard that every other module's routes pass through.
  */
 @Module({
-  imports: [JwtModule.register({}), RateLimitingModule],
+  imports: [RateLimitingModule],
   controllers: [PlatformTokenController, KidsTokenController],
   providers: [
     { provide: CredentialRepository, useClass: TypeOrmCredentialRepository },
@@ -26,6 +27,8 @@ import { TypeOrmSigningKeyRepository } from './infrastructure/typeorm-signing-ke
     PartnerCredentialsService,
     SigningKeyService,
     TokenIssuerService,
+    PlatformJwtStrategy,
+    KidsJwtStrategy,
     AccessTokenVerifier,
     { provide: APP_GUARD, useClass: AccessGuard },
   ],
