@@ -47,7 +47,7 @@ async function startJwksRelay(t: TestApp): Promise<JwksRelay> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address() as { port: number };
-  return Object.assign(relay, { url: `http://127.0.0.1:${address.port}/platform/v1/jwks`, close: () => server.close() });
+  return Object.assign(relay, { url: `http://127.0.0.1:${address.port}/platform/v1/jwks`, close: () => (server.close(), server.closeAllConnections()) });
 }
 
 const categories = (token: string) => fetch(`${reading.origin}/v1/categories`, { headers: bearer(token) });
@@ -89,4 +89,15 @@ it('picks up a rotated key when a token names its unknown kid', async () => {
   const before = relay.fetches;
   expect((await categories(after)).status).toBe(200);
   expect(relay.fetches).toBe(before + 1);
+});
+
+it('answers 503 when the key set cannot be fetched, since the token may well be good', async () => {
+  const genuine = await platform.token(await platform.partner());
+  relay.close();
+  const response = await categories(await foreignEs256Token(genuine, 'a-kid-to-look-up'));
+  expect({ status: response.status, body: await response.json(), retryAfter: response.headers.get('retry-after') }).toEqual({
+    status: 503,
+    body: { error: 'temporarily_unavailable', error_description: expect.any(String) },
+    retryAfter: expect.any(String),
+  });
 });
