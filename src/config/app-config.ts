@@ -69,6 +69,11 @@ export class AppConfig {
   readonly keyActivationDelaySeconds: number;
   /** How long a credential's revocation may take to reach every replica's token cache. */
   readonly credentialCacheSeconds: number;
+  /**
+   * The platform's key set (`{platform_url}/jwks`), for a reading or kids process deployed
+   * apart from the platform; unset, platform tokens are verified with the keys in the database.
+   */
+  readonly platformJwksUrl?: string;
   /** Root secret: the secret pepper, the media URL key and the key-encryption key derive from it. */
   readonly serverSecret: Buffer;
 
@@ -128,6 +133,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     keyActivationDelaySeconds: integer(env, 'KEY_ACTIVATION_DELAY_SECONDS', 600, 0, 86400),
     credentialCacheSeconds: integer(env, 'CREDENTIAL_CACHE_SECONDS', 5, 0, 3600),
+    platformJwksUrl: httpUrl(env, 'PLATFORM_JWKS_URL'),
     serverSecret: serverSecret(env, dataDir, isProduction),
   });
 }
@@ -159,8 +165,12 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
 }
 
 function origin(env: Env, name: string, fallback: string): string {
+  return httpUrl(env, name)?.replace(/\/+$/, '') ?? fallback;
+}
+
+function httpUrl(env: Env, name: string): string | undefined {
   const raw = env[name]?.trim();
-  if (!raw) return fallback;
+  if (!raw) return undefined;
   let url: URL;
   try {
     url = new URL(raw);
@@ -170,7 +180,7 @@ function origin(env: Env, name: string, fallback: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
   }
-  return raw.replace(/\/+$/, '');
+  return raw;
 }
 
 function postgresUrl(env: Env, name: string): string | undefined {

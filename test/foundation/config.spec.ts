@@ -22,6 +22,7 @@ describe('loadConfig', () => {
       httpHeadersTimeoutMs: 10_000,
       nodeEnv: 'development',
       logLevel: 'info',
+      platformJwksUrl: undefined,
     });
     expect([...config.services]).toEqual(['platform', 'reading', 'sandbox', 'kids']);
   });
@@ -44,6 +45,8 @@ describe('loadConfig', () => {
     [{ WEBHOOK_RETRY_SCHEDULE: '0,5,soon' }, 'WEBHOOK_RETRY_SCHEDULE'],
     [{ WEBHOOK_ALLOW_INSECURE_URLS: 'maybe' }, 'WEBHOOK_ALLOW_INSECURE_URLS'],
     [{ PUBLIC_BASE_URL: 'localhost' }, 'PUBLIC_BASE_URL'],
+    [{ PLATFORM_JWKS_URL: 'platform/v1/jwks' }, 'PLATFORM_JWKS_URL'],
+    [{ PLATFORM_JWKS_URL: 'ftp://platform.example/platform/v1/jwks' }, 'PLATFORM_JWKS_URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ HTTP_HEADERS_TIMEOUT_MS: '50' }, 'HTTP_HEADERS_TIMEOUT_MS'],
     [{ HTTP_HEADERS_TIMEOUT_MS: '60000' }, 'HTTP_HEADERS_TIMEOUT_MS'],
@@ -52,6 +55,11 @@ describe('loadConfig', () => {
   ])('refuses %j naming %s', (env, variable) => {
     expect(() => loadConfig({ DATA_DIR: dataDir(), ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dataDir(), ...env })).toThrow(variable);
+  });
+
+  it('reads the URL of the platform key set for a process deployed apart from the platform', () => {
+    const url = 'https://api.example.com/platform/v1/jwks';
+    expect(loadConfig({ DATA_DIR: dataDir(), PLATFORM_JWKS_URL: url }).platformJwksUrl).toBe(url);
   });
 
   it('is secure by default in production: no insecure webhook URLs', () => {

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { JwtModule } from '@nestjs/jwt';
 import { RateLimitingModule } from '../rate-limiting/index.js';
 import { AccessTokenVerifier } from './application/access-token-verifier.js';
 import { PartnerCredentialsService } from './application/partner-credentials.service.js';
@@ -13,6 +12,8 @@ import { DiscoveryController } from './http/discovery.controller.js';
 import { TokenRequestBudgets } from './http/token-request-budgets.js';
 import { KidsTokenController, PlatformTokenController } from './http/token.controller.js';
 import { UnauthenticatedRequests } from './http/unauthenticated-requests.js';
+import { KidsJwtStrategy } from './infrastructure/passport/kids-jwt.strategy.js';
+import { PlatformJwtStrategy } from './infrastructure/passport/platform-jwt.strategy.js';
 import { TypeOrmCredentialRepository } from './infrastructure/typeorm-credential.repository.js';
 import { TypeOrmSigningKeyRepository } from './infrastructure/typeorm-signing-key.repository.js';
 
@@ -21,7 +22,7 @@ import { TypeOrmSigningKeyRepository } from './infrastructure/typeorm-signing-ke
  * the guard that every other module's routes pass through.
  */
 @Module({
-  imports: [JwtModule.register({}), RateLimitingModule],
+  imports: [RateLimitingModule],
   controllers: [PlatformTokenController, KidsTokenController, DiscoveryController],
   providers: [
     { provide: CredentialRepository, useClass: TypeOrmCredentialRepository },
@@ -29,6 +30,8 @@ import { TypeOrmSigningKeyRepository } from './infrastructure/typeorm-signing-ke
     PartnerCredentialsService,
     SigningKeyService,
     TokenIssuerService,
+    PlatformJwtStrategy,
+    KidsJwtStrategy,
     AccessTokenVerifier,
     TokenRequestBudgets,
     UnauthenticatedRequests,

@@ -6,6 +6,7 @@ import { ErrorBodyDto } from '../../../shared/http/error-body.dto.js';
 import { kidsPath, platformPath } from '../../../shared/http/surfaces.js';
 import { SigningKeyService } from '../application/signing-key.service.js';
 import { TokenIssuerService, type TokenResponse } from '../application/token-issuer.service.js';
+import { JWKS_MAX_AGE_SECONDS } from '../domain/token-issuers.js';
 import { Public } from './access.decorators.js';
 import { readTokenRequest } from './token-request.js';
 import { TokenRequestBudgets } from './token-request-budgets.js';
@@ -38,7 +39,7 @@ export class PlatformTokenController {
 
   @Get('jwks')
   @Public()
-  @Header('Cache-Control', 'public, max-age=300')
+  @Header('Cache-Control', `public, max-age=${JWKS_MAX_AGE_SECONDS}`)
   @ApiOperation({ summary: 'Public keys that verify partner tokens (JWK set)' })
   @ApiOkResponse({ type: JwksDto })
   jwks() {
@@ -79,7 +80,7 @@ export class KidsTokenController {
 
   @Get('jwks')
   @Public()
-  @Header('Cache-Control', 'public, max-age=300')
+  @Header('Cache-Control', `public, max-age=${JWKS_MAX_AGE_SECONDS}`)
   @ApiOperation({ summary: "Public keys that verify children's service tokens (JWK set)" })
   @ApiOkResponse({ type: JwksDto })
   jwks() {
