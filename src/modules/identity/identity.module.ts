@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { JwtModule } from '@nestjs/jwt';
 import { RateLimitingModule } from '../rate-limiting/index.js';
 import { AccessTokenVerifier } from './application/access-token-verifier.js';
 import { PartnerCredentialsService } from './application/partner-credentials.service.js';
@@ -22,7 +23,7 @@ import { TypeOrmSigningKeyRepository } from './infrastructure/typeorm-signing-ke
  * the guard that every other module's routes pass through.
  */
 @Module({
-  imports: [RateLimitingModule],
+  imports: [JwtModule.register({}), RateLimitingModule],
   controllers: [PlatformTokenController, KidsTokenController, DiscoveryController],
   providers: [
     { provide: CredentialRepository, useClass: TypeOrmCredentialRepository },
