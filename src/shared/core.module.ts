@@ -1,7 +1,8 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
 import { ServerSecrets } from './crypto/server-secrets.js';
-import { Db, TypeOrmUnitOfWork } from './persistence/typeorm-unit-of-work.js';
+import { Db } from './persistence/db.js';
+import { TypeOrmUnitOfWork } from './persistence/typeorm-unit-of-work.js';
 import { UnitOfWork } from './persistence/unit-of-work.js';
 
 /** What every module may inject: configuration, derived secrets and the unit of work. */

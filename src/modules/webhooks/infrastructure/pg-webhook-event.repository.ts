@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../shared/persistence/typeorm-unit-of-work.js';
+import { Db } from '../../../shared/persistence/db.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { WebhookEventRepository } from '../domain/webhook-event.repository.js';
 import type { WebhookEvent, WebhookEventType } from '../domain/webhook-event.js';
 
 @Injectable()
-export class TypeOrmWebhookEventRepository extends WebhookEventRepository {
+export class PgWebhookEventRepository extends WebhookEventRepository {
   constructor(private readonly db: Db) {
     super();
   }
