@@ -65,11 +65,11 @@ export const UPSERT_POSITION = `INSERT INTO playback_positions (partner_id, envi
          SET chapter_number = EXCLUDED.chapter_number, position_seconds = EXCLUDED.position_seconds, updated_at = EXCLUDED.updated_at
        RETURNING chapter_number, position_seconds, updated_at`;
 
-/** TypeOrmActivityRepository.record. */
+/** PgActivityRepository.record. */
 export const RECORD_ACTIVITY = `INSERT INTO reading_activity (partner_id, environment, subscriber_id, novel_id, chapter_number, kind, occurred_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7)`;
 
-/** TypeOrmStreamAuditRepository.append. */
+/** PgStreamAuditRepository.append. */
 export const RECORD_STREAM_ISSUED = `INSERT INTO stream_url_issues (partner_id, environment, client_id, subscriber_id, novel_id, chapter_number, issued_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`;
 
@@ -81,7 +81,7 @@ export const CREDENTIAL = `SELECT client_id AS "clientId", partner_id AS "partne
 export const SIGNING_KEYS = `SELECT kid, public_jwk, sealed_private_key, signs_from FROM signing_keys WHERE issuer = $1`;
 
 /**
- * The engagement report (branch kids, TypeOrmEngagementRepository, rollups of migration
+ * The engagement report (branch kids, PgEngagementRepository, rollups of migration
  * 1763900400000): served only when those tables exist.
  */
 export const ENGAGEMENT_READING_TOTALS = `SELECT

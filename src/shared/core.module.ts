@@ -1,8 +1,9 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
 import { ServerSecrets } from './crypto/server-secrets.js';
+import { Db } from './persistence/db.js';
 import { PgNotifications } from './persistence/pg-notifications.js';
-import { Db, TypeOrmUnitOfWork } from './persistence/typeorm-unit-of-work.js';
+import { TypeOrmUnitOfWork } from './persistence/typeorm-unit-of-work.js';
 import { UnitOfWork } from './persistence/unit-of-work.js';
 
 /** What every module may inject: configuration, derived secrets, the unit of work and database notifications. */

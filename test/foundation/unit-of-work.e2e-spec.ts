@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../src/database/data-source-options.js';
-import { Db, TypeOrmUnitOfWork } from '../../src/shared/persistence/typeorm-unit-of-work.js';
+import { Db } from '../../src/shared/persistence/db.js';
+import { TypeOrmUnitOfWork } from '../../src/shared/persistence/typeorm-unit-of-work.js';
 import { createTestDatabase } from '../support/test-database.js';
 
 /**

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { ChapterUnlockJob } from '../../src/modules/reading/application/chapter-unlock.job.js';
 import { chapterReleaseAt } from '../../src/modules/drip/index.js';
-import { Db } from '../../src/shared/persistence/typeorm-unit-of-work.js';
+import { Db } from '../../src/shared/persistence/db.js';
 import { UnitOfWork } from '../../src/shared/persistence/unit-of-work.js';
 import { importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
 import { partnerClient, type PartnerClient } from '../fixtures/partner-client.js';

@@ -4,14 +4,14 @@ import { EngagementReportService } from './application/engagement-report.service
 import { ActivityRepository } from './domain/activity.repository.js';
 import { EngagementRepository } from './domain/engagement.repository.js';
 import { AnalyticsController } from './http/analytics.controller.js';
-import { TypeOrmActivityRepository } from './infrastructure/typeorm-activity.repository.js';
-import { TypeOrmEngagementRepository } from './infrastructure/typeorm-engagement.repository.js';
+import { PgActivityRepository } from './infrastructure/pg-activity.repository.js';
+import { PgEngagementRepository } from './infrastructure/pg-engagement.repository.js';
 
 @Module({
   controllers: [AnalyticsController],
   providers: [
-    { provide: ActivityRepository, useClass: TypeOrmActivityRepository },
-    { provide: EngagementRepository, useClass: TypeOrmEngagementRepository },
+    { provide: ActivityRepository, useClass: PgActivityRepository },
+    { provide: EngagementRepository, useClass: PgEngagementRepository },
     ActivityRecorder,
     EngagementReportService,
   ],

@@ -4,12 +4,12 @@ import { KidsActivityImporter } from './application/kids-activity-importer.servi
 import { KidsEngagementService } from './application/kids-engagement.service.js';
 import { KidsActivityRepository } from './domain/kids-activity.repository.js';
 import { KidsEngagementController } from './http/kids-engagement.controller.js';
-import { TypeOrmKidsActivityRepository } from './infrastructure/typeorm-kids-activity.repository.js';
+import { PgKidsActivityRepository } from './infrastructure/pg-kids-activity.repository.js';
 
 @Module({
   imports: [EntitlementsModule],
   controllers: [KidsEngagementController],
-  providers: [{ provide: KidsActivityRepository, useClass: TypeOrmKidsActivityRepository }, KidsEngagementService, KidsActivityImporter],
+  providers: [{ provide: KidsActivityRepository, useClass: PgKidsActivityRepository }, KidsEngagementService, KidsActivityImporter],
   exports: [KidsActivityImporter],
 })
 export class KidsEngagementModule {}

@@ -8,7 +8,7 @@ import { LocalMediaController } from './http/local-media.controller.js';
 import { VoicesController } from './http/voices.controller.js';
 import { LocalMediaStorage } from './infrastructure/local-media.storage.js';
 import { MusicMetadataAudioProbe } from './infrastructure/music-metadata-audio.probe.js';
-import { TypeOrmStreamAuditRepository } from './infrastructure/typeorm-stream-audit.repository.js';
+import { PgStreamAuditRepository } from './infrastructure/pg-stream-audit.repository.js';
 
 /** Narration storage and delivery, the stream URL audit log, and the voice catalog. */
 @Module({
@@ -24,7 +24,7 @@ import { TypeOrmStreamAuditRepository } from './infrastructure/typeorm-stream-au
         config.storage === 's3' ? new (await import('./infrastructure/s3-media.storage.js')).S3MediaStorage(config.s3!) : local,
     },
     { provide: AudioProbe, useClass: MusicMetadataAudioProbe },
-    { provide: StreamAuditRepository, useClass: TypeOrmStreamAuditRepository },
+    { provide: StreamAuditRepository, useClass: PgStreamAuditRepository },
     MediaService,
   ],
   exports: [MediaService],

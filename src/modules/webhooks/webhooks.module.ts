@@ -18,7 +18,7 @@ import { HttpWebhookSender } from './infrastructure/http-webhook-sender.js';
 import { PgEventArrivals } from './infrastructure/pg-event-arrivals.js';
 import { TypeOrmWebhookDeliveryRepository } from './infrastructure/typeorm-webhook-delivery.repository.js';
 import { TypeOrmWebhookEndpointRepository } from './infrastructure/typeorm-webhook-endpoint.repository.js';
-import { TypeOrmWebhookEventRepository } from './infrastructure/typeorm-webhook-event.repository.js';
+import { PgWebhookEventRepository } from './infrastructure/pg-webhook-event.repository.js';
 
 /**
  * Outbound events (contract 6, DECISIONS 16, 22): the outbox publisher other modules call,
@@ -27,7 +27,7 @@ import { TypeOrmWebhookEventRepository } from './infrastructure/typeorm-webhook-
 @Module({
   controllers: [WebhooksController, EventFeedController],
   providers: [
-    { provide: WebhookEventRepository, useClass: TypeOrmWebhookEventRepository },
+    { provide: WebhookEventRepository, useClass: PgWebhookEventRepository },
     { provide: WebhookEndpointRepository, useClass: TypeOrmWebhookEndpointRepository },
     { provide: WebhookDeliveryRepository, useClass: TypeOrmWebhookDeliveryRepository },
     { provide: HostResolver, useClass: DnsHostResolver },

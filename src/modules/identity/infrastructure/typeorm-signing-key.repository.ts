@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Db, TypeOrmUnitOfWork } from '../../../shared/persistence/typeorm-unit-of-work.js';
+import { Db } from '../../../shared/persistence/db.js';
+import { TypeOrmUnitOfWork } from '../../../shared/persistence/typeorm-unit-of-work.js';
 import { SigningKeyRepository, type StoredSigningKey } from '../domain/signing-key.repository.js';
 import type { TokenIssuer } from '../domain/token-issuers.js';
 import { SigningKeyEntity } from './identity.entities.js';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../shared/persistence/typeorm-unit-of-work.js';
+import { Db } from '../../../shared/persistence/db.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import type { PlaybackPosition } from '../domain/playback-position.js';
 import { PlaybackPositionRepository } from '../domain/playback-position.repository.js';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../shared/persistence/typeorm-unit-of-work.js';
+import { Db } from '../../../shared/persistence/db.js';
 import type { Environment, Tenant } from '../../../shared/tenancy/tenant.js';
 import { UnlockScheduleRepository, type ReaderState, type ScheduledUnlock, type UnlockCursor } from '../domain/unlock-schedule.js';
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Db, TypeOrmUnitOfWork } from '../../../shared/persistence/typeorm-unit-of-work.js';
+import { Db } from '../../../shared/persistence/db.js';
+import { TypeOrmUnitOfWork } from '../../../shared/persistence/typeorm-unit-of-work.js';
 import type { Environment, Tenant } from '../../../shared/tenancy/tenant.js';
 import type { DeliveryState } from '../domain/retry-schedule.js';
 import {

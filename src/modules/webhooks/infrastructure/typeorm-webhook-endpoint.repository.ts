@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../shared/persistence/typeorm-unit-of-work.js';
+import { Db } from '../../../shared/persistence/db.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { WebhookEndpointRepository, type NewWebhookEndpoint, type RotatedSecret, type WebhookEndpoint } from '../domain/webhook-endpoint.repository.js';
 import type { WebhookEventType } from '../domain/webhook-event.js';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../shared/persistence/typeorm-unit-of-work.js';
+import { Db } from '../../../shared/persistence/db.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { EVENT_ARRIVALS_CHANNEL, tenantKey } from './pg-event-arrivals.js';
 import type { FeedItem } from '../domain/event-feed.js';
@@ -7,7 +7,7 @@ import { WebhookEventRepository } from '../domain/webhook-event.repository.js';
 import type { WebhookEvent, WebhookEventType } from '../domain/webhook-event.js';
 
 @Injectable()
-export class TypeOrmWebhookEventRepository extends WebhookEventRepository {
+export class PgWebhookEventRepository extends WebhookEventRepository {
   constructor(private readonly db: Db) {
     super();
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../shared/persistence/typeorm-unit-of-work.js';
+import { Db } from '../../../shared/persistence/db.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { ActivityRepository, type ReadingActivity } from '../domain/activity.repository.js';
 
@@ -9,7 +9,7 @@ import { ActivityRepository, type ReadingActivity } from '../domain/activity.rep
  * (migration 1763900400000), so nothing else needs to be written here.
  */
 @Injectable()
-export class TypeOrmActivityRepository extends ActivityRepository {
+export class PgActivityRepository extends ActivityRepository {
   constructor(private readonly db: Db) {
     super();
   }

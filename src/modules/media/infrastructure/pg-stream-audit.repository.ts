@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../shared/persistence/typeorm-unit-of-work.js';
+import { Db } from '../../../shared/persistence/db.js';
 import { StreamAuditRepository, type StreamIssued } from '../domain/stream-audit.repository.js';
 
 @Injectable()
-export class TypeOrmStreamAuditRepository extends StreamAuditRepository {
+export class PgStreamAuditRepository extends StreamAuditRepository {
   constructor(private readonly db: Db) {
     super();
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../shared/persistence/typeorm-unit-of-work.js';
+import { Db } from '../../../shared/persistence/db.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import type { ReportingWindow } from '../../analytics/index.js';
 import { UnknownPartnerError } from '../../identity/index.js';
@@ -9,7 +9,7 @@ import { KidsActivityRepository, type ImportCounts, type KidsActivityTotals } fr
 const FOREIGN_KEY_VIOLATION = '23503';
 
 @Injectable()
-export class TypeOrmKidsActivityRepository extends KidsActivityRepository {
+export class PgKidsActivityRepository extends KidsActivityRepository {
   constructor(private readonly db: Db) {
     super();
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../shared/persistence/typeorm-unit-of-work.js';
+import { Db } from '../../../shared/persistence/db.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import type { EndingCount, ReadingTotals, StartedNovels } from '../domain/engagement-report.js';
 import { EngagementRepository } from '../domain/engagement.repository.js';
@@ -11,7 +11,7 @@ import type { ReportingWindow } from '../domain/reporting-window.js';
  * service, which has no reason to offer partner-wide aggregates. It never writes to them.
  */
 @Injectable()
-export class TypeOrmEngagementRepository extends EngagementRepository {
+export class PgEngagementRepository extends EngagementRepository {
   constructor(private readonly db: Db) {
     super();
   }
