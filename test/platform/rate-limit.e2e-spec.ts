@@ -27,10 +27,14 @@ test('a credential over its budget gets 429 rate_limited with Retry-After and Ra
   expect(statuses).toContain(429);
   expect(refused!.json()).toEqual({ error: 'rate_limited', error_description: expect.any(String) });
   expect(Number(refused!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-  expect(refused!.headers['ratelimit-limit']).toBe('6');
-  expect(refused!.headers['ratelimit-remaining']).toBe('0');
-  // IETF draft: the burst, and the window in seconds that refills it.
-  expect(refused!.headers['ratelimit-policy']).toBe('6;w=6');
+  // The IETF fields: the policy's quota (the burst) and window (seconds of a full refill),
+  // then what remains and the seconds until the bucket is full again.
+  expect(refused!.headers['ratelimit-policy']).toBe('"credential";q=6;w=6');
+  expect(refused!.headers['ratelimit']).toBe('"credential";r=0;t=6');
+  // Not the superseded draft's separate fields.
+  expect(refused!.headers['ratelimit-limit']).toBeUndefined();
+  expect(refused!.headers['ratelimit-remaining']).toBeUndefined();
+  expect(refused!.headers['ratelimit-reset']).toBeUndefined();
 });
 
 test('the budget is shared by replicas on one database', async () => {

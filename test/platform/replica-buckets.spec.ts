@@ -6,7 +6,7 @@ describe('ReplicaBuckets', () => {
 
   it('spends, refuses when empty and refills at its rate', () => {
     now = 0;
-    const buckets = new ReplicaBuckets({ ratePerSecond: 2, burst: 3 }, 10, clock);
+    const buckets = new ReplicaBuckets({ name: 'test', ratePerSecond: 2, burst: 3 }, 10, clock);
     for (let i = 0; i < 3; i++) buckets.spend('a');
     expect(buckets.level('a')).toBe(0);
     expect(buckets.secondsUntilToken('a')).toBe(1);
@@ -18,7 +18,7 @@ describe('ReplicaBuckets', () => {
 
   it('keeps at most maxKeys buckets, forgetting the one spent longest ago (a forgotten bucket is full)', () => {
     now = 0;
-    const buckets = new ReplicaBuckets({ ratePerSecond: 1, burst: 1 }, 2, clock);
+    const buckets = new ReplicaBuckets({ name: 'test', ratePerSecond: 1, burst: 1 }, 2, clock);
     buckets.spend('first');
     buckets.spend('second');
     buckets.spend('first');

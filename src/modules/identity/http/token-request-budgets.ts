@@ -21,7 +21,7 @@ export class TokenRequestBudgets {
     private readonly unauthenticated: UnauthenticatedRequests,
     @Inject(AppConfig) config: AppConfig,
   ) {
-    this.failures = { ratePerSecond: config.tokenFailuresPerMinute / 60, burst: config.tokenFailuresPerMinute };
+    this.failures = { name: 'token-failures', ratePerSecond: config.tokenFailuresPerMinute / 60, burst: config.tokenFailuresPerMinute };
   }
 
   /** Runs `issue` (which authenticates the client) within the budgets of `clientId`. */

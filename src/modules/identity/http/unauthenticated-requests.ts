@@ -22,7 +22,7 @@ export class UnauthenticatedRequests implements OnModuleInit {
     private readonly adapterHost: HttpAdapterHost,
     @Inject(AppConfig) config: AppConfig,
   ) {
-    this.buckets = new ReplicaBuckets({ ratePerSecond: config.unauthenticatedRps, burst: config.unauthenticatedBurst });
+    this.buckets = new ReplicaBuckets({ name: 'unauthenticated', ratePerSecond: config.unauthenticatedRps, burst: config.unauthenticatedBurst });
   }
 
   onModuleInit(): void {

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config.js';
 import { ApiError } from '../../../shared/errors/api-error.js';
 import { RateLimitStore, type BucketPolicy, type Grant } from '../domain/rate-limit-store.js';
+import { rateLimitFields, secondsUntilToken } from '../domain/ratelimit-fields.js';
 
 /** Unused leased tokens are dropped after this long, so an idle replica hoards nothing. */
 const LEASE_MS = 1000;
@@ -34,7 +35,7 @@ export class RateLimiter {
     private readonly store: RateLimitStore,
     @Inject(AppConfig) config: AppConfig,
   ) {
-    this.defaultPolicy = { ratePerSecond: config.rateLimitRps, burst: config.rateLimitBurst };
+    this.defaultPolicy = { name: 'credential', ratePerSecond: config.rateLimitRps, burst: config.rateLimitBurst };
   }
 
   /** Spends one token of `key`, or throws 429 `rate_limited` with Retry-After. */
@@ -66,7 +67,7 @@ export class RateLimiter {
       const lease = this.leases.get(key);
       if (lease && lease.tokens > 0 && lease.expiresAt > Date.now()) {
         lease.tokens -= 1;
-        return { allowed: true, headers: headers(policy, lease.sharedRemaining + lease.tokens) };
+        return { allowed: true, headers: rateLimitFields(policy, lease.sharedRemaining + lease.tokens) };
       }
       const grant = await this.fetchLease(key, policy);
       if (grant.granted === 0) return refusal(policy, grant.remaining);
@@ -96,17 +97,5 @@ export class RateLimiter {
 }
 
 function refusal(policy: BucketPolicy, remaining: number): RateLimitDecision {
-  const retryAfter = Math.max(1, Math.ceil((1 - remaining) / policy.ratePerSecond));
-  return { allowed: false, headers: { ...headers(policy, remaining), 'Retry-After': String(retryAfter) } };
-}
-
-/** The IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers). */
-function headers(policy: BucketPolicy, remaining: number): Record<string, string> {
-  const left = Math.max(0, Math.floor(remaining));
-  return {
-    'RateLimit-Limit': String(policy.burst),
-    'RateLimit-Remaining': String(left),
-    'RateLimit-Reset': String(Math.ceil((policy.burst - left) / policy.ratePerSecond)),
-    'RateLimit-Policy': `${policy.burst};w=${Math.ceil(policy.burst / policy.ratePerSecond)}`,
-  };
+  return { allowed: false, headers: { ...rateLimitFields(policy, remaining), 'Retry-After': String(secondsUntilToken(policy, remaining)) } };
 }

@@ -1,4 +1,6 @@
 export interface BucketPolicy {
+  /** Names the policy in the RateLimit header fields (`credential`, `token-failures`…). */
+  name: string;
   /** Sustained rate, tokens per second. */
   ratePerSecond: number;
   /** Bucket capacity: the largest burst. */

@@ -1,0 +1,22 @@
+import type { BucketPolicy } from './rate-limit-store.js';
+
+/**
+ * The IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers, current form):
+ * `RateLimit-Policy: "<name>";q=<quota>;w=<window>` and `RateLimit: "<name>";r=<remaining>;t=<reset>`.
+ * A token bucket holds `burst` tokens and refills `ratePerSecond`: its quota is the burst,
+ * its window the seconds a full refill takes, and its reset the seconds until full again.
+ */
+export function rateLimitFields(policy: BucketPolicy, remaining: number): Record<string, string> {
+  const left = Math.max(0, Math.floor(remaining));
+  const window = Math.ceil(policy.burst / policy.ratePerSecond);
+  const reset = Math.ceil((policy.burst - left) / policy.ratePerSecond);
+  return {
+    'RateLimit-Policy': `"${policy.name}";q=${policy.burst};w=${window}`,
+    RateLimit: `"${policy.name}";r=${left};t=${reset}`,
+  };
+}
+
+/** Seconds until a bucket holding `remaining` tokens has one to spend. */
+export function secondsUntilToken(policy: BucketPolicy, remaining: number): number {
+  return Math.max(1, Math.ceil((1 - remaining) / policy.ratePerSecond));
+}
