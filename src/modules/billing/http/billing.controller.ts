@@ -5,7 +5,7 @@ import { platformPath } from '../../../shared/http/surfaces.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentTenant, RequireScopes } from '../../identity/index.js';
 import { BillingService } from '../application/billing.service.js';
-import { BillingUsageDto, BillingUsageQueryDto } from './billing.dto.js';
+import { BillingUsageDto, BillingUsageQueryDto, billingUsageDto } from './billing.dto.js';
 
 @ApiTags('Platform: billing')
 @Controller(platformPath())
@@ -14,10 +14,10 @@ export class BillingController {
 
   @Get('billing-usage')
   @RequireScopes('platform:billing:read')
-  @ApiOperation({ summary: 'Active entitlements per product (v1: no per-period history, see note)' })
+  @ApiOperation({ summary: 'Active entitlements per product, now and over a month', description: 'active_count is the current count (the v1 simplification the note repeats); the period_* extension fields come from the entitlement history.' })
   @ApiOkResponse({ type: BillingUsageDto })
-  @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: product missing or invalid, period not YYYY-MM' })
-  usage(@CurrentTenant() tenant: Tenant, @Query() query: BillingUsageQueryDto): Promise<BillingUsageDto> {
-    return this.billing.usage(tenant, query.product, query.period);
+  @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: product missing or invalid, period not YYYY-MM or not begun' })
+  async usage(@CurrentTenant() tenant: Tenant, @Query() query: BillingUsageQueryDto): Promise<BillingUsageDto> {
+    return billingUsageDto(await this.billing.usage(tenant, query.product, query.period));
   }
 }

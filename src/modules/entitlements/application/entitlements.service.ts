@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
-import { EntitlementRepository, type Entitlement, type EntitlementKey, type EntitlementState } from '../domain/entitlement.repository.js';
+import { EntitlementRepository, type ActiveCountHistory, type Entitlement, type EntitlementKey, type EntitlementState } from '../domain/entitlement.repository.js';
 import { invalidRequest } from '../../../shared/errors/api-error.js';
 import { isAcceptableEffectiveAt, writeOutcome } from '../domain/entitlement-ordering.js';
 import { featuresOf, resolvePlan, type EntitlementStatus, type InternalPlan, type Product, type SubscriberFeatures } from '../domain/plans.js';
@@ -98,6 +98,11 @@ export class EntitlementsService {
 
   countActive(tenant: Tenant, product: Product): Promise<number> {
     return this.entitlements.countActive(tenant, product);
+  }
+
+  /** Active entitlements of `product` over [from, until), from the applied history (DECISIONS 25). */
+  activeCountHistory(tenant: Tenant, product: Product, from: Date, until: Date, dayStarts: Date[]): Promise<ActiveCountHistory> {
+    return this.entitlements.activeCountHistory(tenant, product, from, until, dayStarts);
   }
 
   /**

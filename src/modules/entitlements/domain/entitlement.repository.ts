@@ -34,6 +34,18 @@ export interface EntitlementChange {
   stale: boolean;
 }
 
+/** What the applied history says of a product's active entitlements over a period (DECISIONS 25). */
+export interface ActiveCountHistory {
+  /** Active at `until`. */
+  activeAtEnd: number;
+  /** The most active at any instant of [from, until]. */
+  peakActive: number;
+  /** Mean of the counts at each of `dayStarts`. */
+  averageDailyActive: number;
+  /** Whether every record's creation is in the history (records written before the history kept nothing). */
+  historyComplete: boolean;
+}
+
 /** Entitlement records, unique per (partner, environment, subscriber, product), and their history. */
 export abstract class EntitlementRepository {
   /**
@@ -49,6 +61,8 @@ export abstract class EntitlementRepository {
   abstract appendHistory(key: EntitlementKey, change: EntitlementChange): Promise<void>;
   abstract listForSubscriber(tenant: Tenant, subscriberId: string): Promise<Entitlement[]>;
   abstract countActive(tenant: Tenant, product: Product): Promise<number>;
+  /** The active count through [from, until) from the applied history, sampled at `dayStarts` too. */
+  abstract activeCountHistory(tenant: Tenant, product: Product, from: Date, until: Date, dayStarts: Date[]): Promise<ActiveCountHistory>;
   /**
    * Subscribers whose entitlement to `product` was active at some instant of
    * [from, until), according to the history of changes.

@@ -3,6 +3,7 @@ import { Db } from '../../../shared/persistence/db.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import {
   EntitlementRepository,
+  type ActiveCountHistory,
   type CurrentEntitlement,
   type Entitlement,
   type EntitlementChange,
@@ -88,6 +89,47 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
       product,
       status: 'active',
     });
+  }
+
+  async activeCountHistory(tenant: Tenant, product: Product, from: Date, until: Date, dayStarts: Date[]): Promise<ActiveCountHistory> {
+    // Each applied change moves the count by +1 (to active), -1 (from active) or 0, in the
+    // order the changes took effect; a count at an instant is the sum of the moves up to it.
+    // A day's 00:00 count is the count at the period's start plus the moves inside the
+    // period up to that day; summing those moves times the days they count for gives the
+    // mean in one pass over the period's changes.
+    const [row] = await this.db.query<{
+      at_start: number;
+      at_end: number;
+      peak_inside: number | null;
+      day_weighted_moves: number;
+      records: number;
+      created_in_history: number;
+    }>(
+      `WITH changes AS (
+         SELECT id, effective_at,
+                (new_status = 'active')::int - (old_status IS NOT DISTINCT FROM 'active')::int AS move
+           FROM entitlement_history
+          WHERE partner_id = $1 AND environment = $2 AND product = $3 AND NOT stale AND effective_at < $5
+       ), counted AS (
+         SELECT effective_at, move, sum(move) OVER (ORDER BY effective_at, id) AS active FROM changes
+       )
+       SELECT
+         coalesce((SELECT sum(move) FROM counted WHERE effective_at <= $4), 0)::int AS at_start,
+         coalesce((SELECT sum(move) FROM counted), 0)::int AS at_end,
+         (SELECT max(active) FROM counted WHERE effective_at > $4)::int AS peak_inside,
+         coalesce((SELECT sum(move * (SELECT count(*) FROM unnest($6::timestamptz[]) AS day WHERE day >= effective_at))
+                     FROM counted WHERE effective_at > $4), 0)::int AS day_weighted_moves,
+         (SELECT count(*) FROM entitlements WHERE partner_id = $1 AND environment = $2 AND product = $3)::int AS records,
+         (SELECT count(DISTINCT subscriber_id) FROM entitlement_history
+           WHERE partner_id = $1 AND environment = $2 AND product = $3 AND old_status IS NULL AND NOT stale)::int AS created_in_history`,
+      [tenant.partnerId, tenant.environment, product, from, until, dayStarts],
+    );
+    return {
+      activeAtEnd: row.at_end,
+      peakActive: Math.max(row.at_start, row.peak_inside ?? row.at_start),
+      averageDailyActive: row.at_start + row.day_weighted_moves / dayStarts.length,
+      historyComplete: row.created_in_history >= row.records,
+    };
   }
 
   async subscribersActiveDuring(tenant: Tenant, product: Product, from: Date, until: Date): Promise<string[]> {
