@@ -6,7 +6,7 @@ import { ReadingRollup1763900400000 } from './1763900400000-reading-rollup.js';
 import { KidsActivity1763900410000 } from './1763900410000-kids-activity.js';
 import { StreamUrlAudit1763900500000 } from './1763900500000-stream-url-audit.js';
 
-/** Every migration, in order of its timestamp. A new migration is added here as well as in its file. */
+/** Every migration, in order of its timestamp. `npm run migration:generate` writes this file. */
 export const MIGRATIONS = [
   Platform1763900000000,
   Reading1763900100000,
