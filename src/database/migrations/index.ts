@@ -10,7 +10,7 @@ import { EntitlementOrdering1763900700000 } from './1763900700000-entitlement-or
 import { EventFeed1763900710000 } from './1763900710000-event-feed.js';
 import { ChapterUnlockSchedule1763900720000 } from './1763900720000-chapter-unlock-schedule.js';
 
-/** Every migration, in order of its timestamp. A new migration is added here as well as in its file. */
+/** Every migration, in order of its timestamp. `npm run migration:generate` writes this file. */
 export const MIGRATIONS = [
   Platform1763900000000,
   Reading1763900100000,

@@ -3,3 +3,4 @@ export { RateLimiter } from './application/rate-limiter.service.js';
 export type { BucketPolicy } from './domain/rate-limit-store.js';
 export { ReplicaBuckets } from './domain/replica-buckets.js';
 export { IdleBucketPurge } from './application/idle-bucket-purge.service.js';
+export { RATE_LIMIT_ENTITIES } from './infrastructure/rate-limit.entities.js';

@@ -1,0 +1,48 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+// The schema is made by the migrations; these mappings mirror them exactly (names included)
+// so that the schema-drift test checks these tables too. The repositories use plain SQL.
+
+/**
+ * Reading activity, one row per chapter read or listened to. The table has no primary key
+ * (an append-only log: a key would cost every insert an index entry and refuse repeats),
+ * but TypeORM maps no table without one. So this entity names its columns as the key, is
+ * never synchronized, and the schema-drift test compares its columns with the table itself.
+ */
+@Entity({ name: 'reading_activity', synchronize: false })
+export class ReadingActivityEntity {
+  @PrimaryColumn('uuid', { name: 'partner_id' }) partnerId: string;
+  @PrimaryColumn('text') environment: string;
+  @PrimaryColumn('text', { name: 'subscriber_id' }) subscriberId: string;
+  @PrimaryColumn('text', { name: 'novel_id' }) novelId: string;
+  @PrimaryColumn('integer', { name: 'chapter_number' }) chapterNumber: number;
+  @PrimaryColumn('text') kind: string;
+  @PrimaryColumn('timestamptz', { name: 'occurred_at' }) occurredAt: Date;
+}
+
+/** One row per reader and UTC day with activity, kept by a trigger on reading_activity. */
+@Entity('reading_reader_days')
+// Its INCLUDE columns are beyond what TypeORM describes: declared so that it is left alone.
+@Index('reading_reader_days_period', { synchronize: false })
+export class ReadingReaderDayEntity {
+  @PrimaryColumn('uuid', { name: 'partner_id' }) partnerId: string;
+  @PrimaryColumn('text') environment: string;
+  @PrimaryColumn('text', { name: 'subscriber_id' }) subscriberId: string;
+  @PrimaryColumn('date') day: string;
+  @Column('date', { name: 'previous_day' }) previousDay: string;
+}
+
+/** One row per reader, chapter and UTC day with activity, kept by the same trigger. */
+@Entity('reading_chapter_days')
+@Index('reading_chapter_days_period', { synchronize: false })
+export class ReadingChapterDayEntity {
+  @PrimaryColumn('uuid', { name: 'partner_id' }) partnerId: string;
+  @PrimaryColumn('text') environment: string;
+  @PrimaryColumn('text', { name: 'subscriber_id' }) subscriberId: string;
+  @PrimaryColumn('text', { name: 'novel_id' }) novelId: string;
+  @PrimaryColumn('integer', { name: 'chapter_number' }) chapterNumber: number;
+  @PrimaryColumn('date') day: string;
+  @Column('date', { name: 'previous_day' }) previousDay: string;
+}
+
+export const ANALYTICS_ENTITIES = [ReadingActivityEntity, ReadingReaderDayEntity, ReadingChapterDayEntity];
