@@ -10,6 +10,9 @@ const NOVEL_SELECT = `id, title, synopsis, author, category_id, tags, language, 
 const NOVEL_SELECT_AS_N = NOVEL_SELECT.split(', ').map((column) => `n.${column}`).join(', ');
 const NARRATION_SELECT_AS_C = ['number', 'audio_status', 'audio_key', 'audio_bytes', 'audio_duration_seconds', 'audio_bitrate_kbps'].map((column) => `c.${column}`).join(', ');
 
+/** TypeOrmCatalogRepository.categories (the ORM's find, written out). */
+export const CATEGORIES = `SELECT environment, id, name, sort_order FROM categories WHERE environment = $1 ORDER BY sort_order ASC, id ASC`;
+
 /** TypeOrmCatalogRepository.findNovels, unfiltered: the page and the total in one statement. */
 export const NOVEL_PAGE = `SELECT t.total, p.*
          FROM (SELECT count(*)::int AS total FROM novels WHERE environment = $1 AND status = 'published') AS t
