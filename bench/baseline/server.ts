@@ -133,7 +133,7 @@ function integerParameter(value: string | undefined, name: string, fallback: num
 app.get('/v1/categories', async (request) => {
   await authorize(request);
   const rows = await query(sql.CATEGORIES, ['live']);
-  return { data: rows.map((r) => ({ id: r.id, name: r.name, sort_order: r.sort_order })) };
+  return { data: rows.map((r) => ({ id: r.CategoryEntity_id, name: r.CategoryEntity_name, sort_order: r.CategoryEntity_sort_order })) };
 });
 
 app.get('/v1/novels', async (request) => {
