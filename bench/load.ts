@@ -63,11 +63,7 @@ export interface SingleClientLatency {
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-/**
- * Loads one endpoint on both servers with the same requests at the same concurrency:
- * a warm-up each, then `rounds` measured rounds in alternating order (service first,
- * then baseline first, …) so that drift of a shared machine hits both alike.
- */
+/** Loads one endpoint on both servers with the same requests at the same concurrency (see measureRounds). */
 export async function loadEndpoint(
   scenario: Scenario,
   rotation: Rotation,
@@ -129,7 +125,7 @@ export async function loadEndpoint(
  * A warm-up for each target, then `rounds` measured rounds in alternating order (first to
  * last, then last to first, …) so that drift of a shared machine hits all alike.
  */
-export async function measureRounds(
+async function measureRounds(
   targets: readonly RunningServer[],
   scenario: Scenario,
   rotation: Rotation,
