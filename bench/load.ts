@@ -1,7 +1,8 @@
 import autocannon from 'autocannon';
 import type { BenchOptions } from './options.js';
+import { useBetween, type DatabaseMeter, type DatabaseUse } from './database-meter.js';
 import type { BenchRequest, Rotation, Scenario } from './scenarios.js';
-import { postgresCpuMs, ProcessSampler, type ProcessUse, type RunningServer } from './servers.js';
+import { ProcessSampler, type ProcessUse, type RunningServer } from './servers.js';
 
 /** One server's figures for one endpoint, over every measured round. */
 export interface ServerFigures {
@@ -15,8 +16,15 @@ export interface ServerFigures {
   statusCodes: Record<string, number>;
   /** Server CPU time per answered request (user + system), the steadiest figure on a shared machine. */
   cpuMsPerRequest: number | null;
-  /** PostgreSQL's CPU per request (embedded server only): the same for both servers when they run the same SQL. */
+  /**
+   * PostgreSQL's CPU per request (embedded server only): all its processes during the measured
+   * rounds (backends and background work alike), divided by the answered requests.
+   */
   postgresCpuMsPerRequest: number | null;
+  /** Statements PostgreSQL ran during the measured rounds per answered request (pg_stat_statements), rate limiting and transaction control included. */
+  statementsPerRequest: number | null;
+  /** Of those, BEGIN, COMMIT, ROLLBACK and savepoints. */
+  transactionControlPerRequest: number | null;
   /** The load generator's own CPU per request (autocannon runs in the bench process). */
   loadCpuMsPerRequest: number;
   rssMaxMb: number | null;
@@ -42,6 +50,8 @@ export interface EndpointResult {
   cpuRatio?: number;
   /** Latency of requests sent one at a time (scenarios with a latency target only). */
   singleClient?: { service: SingleClientLatency; baseline?: SingleClientLatency };
+  /** The service against the limit probe that bounds this endpoint (set once the probes are measured). */
+  limit?: { probe: string; probeRequestsPerSecond: number; fraction: number };
 }
 
 export interface SingleClientLatency {
@@ -53,18 +63,14 @@ export interface SingleClientLatency {
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-/**
- * Loads one endpoint on both servers with the same requests at the same concurrency:
- * a warm-up each, then `rounds` measured rounds in alternating order (service first,
- * then baseline first, …) so that drift of a shared machine hits both alike.
- */
+/** Loads one endpoint on both servers with the same requests at the same concurrency (see measureRounds). */
 export async function loadEndpoint(
   scenario: Scenario,
   rotation: Rotation,
   service: RunningServer,
   baseline: RunningServer,
   options: BenchOptions,
-  postmasterPid?: number,
+  meter?: DatabaseMeter,
 ): Promise<EndpointResult> {
   const connections = scenario.connections ?? options.connections;
   const base = { key: scenario.key, label: scenario.label, connections };
@@ -84,20 +90,15 @@ export async function loadEndpoint(
   }
 
   const targets = withBaseline ? [service, baseline] : [service];
-  for (const target of targets) await run(target, scenario, rotation, connections, options.warmupSeconds, postmasterPid);
-  const measured = new Map<RunningServer, RunFigures[]>(targets.map((t) => [t, []]));
-  for (let round = 0; round < options.rounds; round++) {
-    const order = round % 2 === 0 ? targets : [...targets].reverse();
-    for (const target of order) measured.get(target)!.push(await run(target, scenario, rotation, connections, options.durationSeconds, postmasterPid));
-  }
+  const measured = await measureRounds(targets, scenario, rotation, connections, options, meter);
   const singleClient = scenario.singleClientRequests
     ? {
         service: await oneAtATime(service, scenario, rotation, scenario.singleClientRequests),
         baseline: withBaseline ? await oneAtATime(baseline, scenario, rotation, scenario.singleClientRequests) : undefined,
       }
     : undefined;
-  const serviceFigures = combine(measured.get(service)!);
-  const baselineFigures = withBaseline ? combine(measured.get(baseline)!) : undefined;
+  const serviceFigures = measured.get(service)!;
+  const baselineFigures = measured.get(baseline);
   const result: EndpointResult = {
     ...base,
     status: 'measured',
@@ -120,6 +121,40 @@ export async function loadEndpoint(
   return result;
 }
 
+/**
+ * A warm-up for each target, then `rounds` measured rounds in alternating order (first to
+ * last, then last to first, …) so that drift of a shared machine hits all alike.
+ */
+async function measureRounds(
+  targets: readonly RunningServer[],
+  scenario: Scenario,
+  rotation: Rotation,
+  connections: number,
+  options: BenchOptions,
+  meter?: DatabaseMeter,
+): Promise<Map<RunningServer, ServerFigures>> {
+  const runs = await measureRuns(targets, scenario, rotation, connections, options, meter);
+  return new Map([...runs].map(([target, figures]) => [target, combine(figures)]));
+}
+
+/** measureRounds' rounds, not yet combined (to combine them with rounds measured at another time). */
+export async function measureRuns(
+  targets: readonly RunningServer[],
+  scenario: Scenario,
+  rotation: Rotation,
+  connections: number,
+  options: BenchOptions,
+  meter?: DatabaseMeter,
+): Promise<Map<RunningServer, RunFigures[]>> {
+  for (const target of targets) await run(target, scenario, rotation, connections, options.warmupSeconds, meter);
+  const measured = new Map<RunningServer, RunFigures[]>(targets.map((t) => [t, []]));
+  for (let round = 0; round < options.rounds; round++) {
+    const order = round % 2 === 0 ? targets : [...targets].reverse();
+    for (const target of order) measured.get(target)!.push(await run(target, scenario, rotation, connections, options.durationSeconds, meter));
+  }
+  return measured;
+}
+
 /** `count` requests in sequence, each sent when the previous answer has arrived. */
 async function oneAtATime(target: RunningServer, scenario: Scenario, rotation: Rotation, count: number): Promise<SingleClientLatency> {
   // Requests still in flight when the load stopped would otherwise be ahead of the first one.
@@ -136,7 +171,7 @@ async function oneAtATime(target: RunningServer, scenario: Scenario, rotation: R
   return { requests: count, p50Ms: round2(percentile(latencies, 0.5)), p99Ms: round2(percentile(latencies, 0.99)), maxMs: round2(latencies[count - 1]) };
 }
 
-interface RunFigures {
+export interface RunFigures {
   latencies: Float64Array;
   durationSeconds: number;
   responses: number;
@@ -144,14 +179,14 @@ interface RunFigures {
   errors: number;
   statusCodes: Record<string, number>;
   rss: ProcessUse | null;
-  postgresCpuMs: number | null;
+  database: DatabaseUse;
   loadCpuMs: number;
 }
 
 /** One autocannon run against one server; latencies are kept exactly (autocannon's own histogram rounds to whole ms). */
-async function run(target: RunningServer, scenario: Scenario, rotation: Rotation, connections: number, seconds: number, postmasterPid?: number): Promise<RunFigures> {
+async function run(target: RunningServer, scenario: Scenario, rotation: Rotation, connections: number, seconds: number, meter?: DatabaseMeter): Promise<RunFigures> {
   let next = 0;
-  const postgresAtStart = postmasterPid ? postgresCpuMs(postmasterPid) : null;
+  const databaseAtStart = await meter?.read();
   const loadAtStart = process.cpuUsage();
   let latencies = new Float64Array(1 << 16);
   let count = 0;
@@ -185,7 +220,7 @@ async function run(target: RunningServer, scenario: Scenario, rotation: Rotation
   const result = await instance;
   const rss = sampler.stop();
   const loadUse = process.cpuUsage(loadAtStart);
-  const postgresAtEnd = postmasterPid ? postgresCpuMs(postmasterPid) : null;
+  const databaseAtEnd = await meter?.read();
   const statusCodes: Record<string, number> = {};
   for (const [code, { count: n }] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = Number(n);
   return {
@@ -196,14 +231,12 @@ async function run(target: RunningServer, scenario: Scenario, rotation: Rotation
     errors: result.errors + result.timeouts,
     statusCodes,
     rss,
-    // A backend that exited during the run but was not yet reaped is counted at the start
-    // and nowhere at the end: such a run has no usable figure.
-    postgresCpuMs: postgresAtStart !== null && postgresAtEnd !== null && postgresAtEnd >= postgresAtStart ? postgresAtEnd - postgresAtStart : null,
+    database: databaseAtStart && databaseAtEnd ? useBetween(databaseAtStart, databaseAtEnd) : { cpuMs: null, statements: null, transactionControl: null },
     loadCpuMs: (loadUse.user + loadUse.system) / 1000,
   };
 }
 
-function combine(runs: RunFigures[]): ServerFigures {
+export function combine(runs: RunFigures[]): ServerFigures {
   const total = runs.reduce((n, r) => n + r.latencies.length, 0);
   const all = new Float64Array(total);
   let offset = 0;
@@ -216,8 +249,10 @@ function combine(runs: RunFigures[]): ServerFigures {
   for (const r of runs) for (const [code, n] of Object.entries(r.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
   const rssRuns = runs.map((r) => r.rss).filter((r) => r !== null);
   const cpuMs = rssRuns.length === runs.length ? rssRuns.reduce((n, r) => n + r.cpuMs, 0) : null;
-  const postgresMs = runs.every((r) => r.postgresCpuMs !== null) ? runs.reduce((n, r) => n + r.postgresCpuMs!, 0) : null;
   const responses = runs.reduce((n, r) => n + r.responses, 0);
+  /** A database figure summed over the rounds, per answered request; null when a round lacks it. */
+  const databasePerRequest = (figure: keyof DatabaseUse) =>
+    responses > 0 && runs.every((r) => r.database[figure] !== null) ? round3(runs.reduce((n, r) => n + r.database[figure]!, 0) / responses) : null;
   const seconds = runs.reduce((n, r) => n + r.durationSeconds, 0);
   return {
     requestsPerSecond: Math.round(responses / seconds),
@@ -228,7 +263,9 @@ function combine(runs: RunFigures[]): ServerFigures {
     errors: runs.reduce((n, r) => n + r.errors, 0),
     statusCodes,
     cpuMsPerRequest: cpuMs === null || responses === 0 ? null : round3(cpuMs / responses),
-    postgresCpuMsPerRequest: postgresMs === null || responses === 0 ? null : round3(postgresMs / responses),
+    postgresCpuMsPerRequest: databasePerRequest('cpuMs'),
+    statementsPerRequest: databasePerRequest('statements'),
+    transactionControlPerRequest: databasePerRequest('transactionControl'),
     loadCpuMsPerRequest: responses === 0 ? 0 : round3(runs.reduce((n, r) => n + r.loadCpuMs, 0) / responses),
     rssMaxMb: rssRuns.length ? Math.max(...rssRuns.map((r) => r.maxMb)) : null,
     rssMeanMb: rssRuns.length ? round2(rssRuns.reduce((n, r) => n + r.meanMb, 0) / rssRuns.length) : null,
@@ -277,7 +314,7 @@ async function probe(target: RunningServer, request: BenchRequest): Promise<Prob
   return { status: response.status, body, routeMissing };
 }
 
-const fmt = (f: ServerFigures) =>
+export const fmt = (f: ServerFigures) =>
   `${String(f.requestsPerSecond).padStart(6)} req/s p50 ${f.p50Ms.toFixed(1)} p99 ${f.p99Ms.toFixed(1)} ms CPU ${f.cpuMsPerRequest?.toFixed(2) ?? '?'} (pg ${f.postgresCpuMsPerRequest?.toFixed(2) ?? '?'}, load ${f.loadCpuMsPerRequest.toFixed(2)}) ms/req non-2xx ${f.non2xx}`;
 const round2 = (n: number) => Math.round(n * 100) / 100;
 const round3 = (n: number) => Math.round(n * 1000) / 1000;

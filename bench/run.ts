@@ -1,12 +1,15 @@
 // `npm run bench`: see docs/performance.md. Builds nothing itself (the npm script builds the
 // service and the bench first), then: own database → migrations (by starting the built
-// service) → seed → service and baseline side by side → load each hot endpoint → report.
+// service) → seed → service, baseline and limit probes side by side → load the probes, each
+// hot endpoint, the probes again → report.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '../src/shared/net/free-port.js';
 import { createBenchDatabase } from './database.js';
+import { DatabaseMeter } from './database-meter.js';
 import { explainHotStatements } from './explain.js';
+import { attachLimits, LimitProbes } from './limits.js';
 import { loadEndpoint, type EndpointResult } from './load.js';
 import { parseOptions } from './options.js';
 import { summariseProfiles } from './profile.js';
@@ -28,7 +31,9 @@ async function main(): Promise<number> {
   const dataDir = mkdtempSync(join(tmpdir(), 'prl-bench-data-'));
   const database = await createBenchDatabase();
   const servers: RunningServer[] = [];
+  let meter: DatabaseMeter | undefined;
   const cleanup = async () => {
+    await meter?.close().catch(() => undefined);
     for (const server of servers) await server.stop().catch(() => undefined);
     await database.dispose().catch((error) => log(`bench: could not remove the database: ${error}`));
     rmSync(dataDir, { recursive: true, force: true });
@@ -77,6 +82,7 @@ async function main(): Promise<number> {
     });
     servers.push(baseline);
     log(`bench: service pid ${service.pid} at ${service.baseUrl}, baseline pid ${baseline.pid} at ${baseline.baseUrl}`);
+    const probes = await LimitProbes.start(ROOT, database.url, (server) => servers.push(server));
 
     if (options.keep) {
       log(`bench: --keep: DATABASE_URL=${database.url}`);
@@ -85,18 +91,24 @@ async function main(): Promise<number> {
       await new Promise(() => undefined);
     }
 
+    meter = await DatabaseMeter.open(database.url, database.statementStats, database.postmasterPid);
+    const probeRotation: Rotation = { tokens: [], credentials: data.credentials, readers: data.readers, novelIds: data.novelIds, period: data.period };
+    await probes.measure(options, probeRotation, meter);
     const results: EndpointResult[] = [];
     const sql: SqlComparison[] = [];
     for (const scenario of SCENARIOS) {
       if (options.only && !options.only.has(scenario.key)) continue;
       const tokens = await issueTokens(service.baseUrl, data.credentials, options.size.tokensPerCredential);
       const rotation: Rotation = { tokens, credentials: data.credentials, readers: data.readers, novelIds: data.novelIds, period: data.period };
-      const result = await loadEndpoint(scenario, rotation, service, baseline, options, database.postmasterPid);
+      const result = await loadEndpoint(scenario, rotation, service, baseline, options, meter);
       results.push(result);
       if (result.status === 'measured' && database.statementStats) {
         sql.push(await statementsPerRequest(database.url, scenario, rotation, service, baseline));
       }
     }
+    await probes.measure(options, probeRotation, meter);
+    const probeResults = probes.results();
+    attachLimits(results, SCENARIOS, probeResults);
     const tokenCache = await checkTokenCache(service, data.credentials, options.quick ? 1000 : 3000);
     log(
       `bench: token check over ${tokenCache.tokens} tokens: first use ${tokenCache.firstUseUsPerRequest} us of service CPU per request, ` +
@@ -104,14 +116,18 @@ async function main(): Promise<number> {
     );
     await service.stop();
     await baseline.stop();
+    await probes.stop();
     servers.length = 0;
     const [readers, due] = options.quick ? [100_000, 100] : [1_000_000, 1_000];
     const unlockJob = await measureUnlockJob(database.url, serviceEnv, data.novelIds[0], readers, due);
     log(`bench: chapter.unlocked job over ${unlockJob.readers} readers with ${unlockJob.due} due: ${unlockJob.runMs} ms, ${unlockJob.announced} announced`);
     const profile = options.profile ? { service: summariseProfiles(profileDir, service.pid), baseline: summariseProfiles(profileDir, baseline.pid) } : undefined;
     if (profile) log(`bench: CPU profiles in ${profileDir}; summarise one with: node dist/bench/profile.js FILE.cpuprofile [TOP] [SKIP_MS]`);
-    const written = writeReport({ root: ROOT, startedAt, options, database: database.description, data, results, sql, plans, tokenCache, unlockJob, profile });
+    const written = writeReport({ root: ROOT, startedAt, options, database: database.description, data, results, probes: probeResults, sql, plans, tokenCache, unlockJob, profile });
     log(`bench: results written to ${written.json} and ${written.svg}`);
+    const bounded = results.filter((r) => r.limit);
+    const lowestFraction = bounded.length ? bounded.reduce((a, b) => (b.limit!.fraction < a.limit!.fraction ? b : a)) : undefined;
+    console.log(lowestFraction ? `bench: lowest limit fraction ${lowestFraction.limit!.fraction.toFixed(2)} (${lowestFraction.label})` : 'bench: lowest limit fraction n/a (no bounded endpoint measured)');
     const measured = results.filter((r) => r.status === 'measured' && r.ratio !== undefined);
     if (measured.length === 0) {
       console.log('bench: lowest ratio n/a (no endpoint measured)');

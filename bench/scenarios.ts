@@ -17,12 +17,20 @@ export interface Rotation {
   period: SeededData['period'];
 }
 
+/**
+ * The limit probes (bench/probes): what a bare Fastify answers with no database, with one
+ * primary-key SELECT, with one upsert. The fastest an endpoint doing that work could be here.
+ */
+export type LimitProbeKey = 'json' | 'pk-select' | 'upsert';
+
 /** A hot endpoint under load. */
 export interface Scenario {
   /** Short name, for --only and the chart. */
   key: string;
   /** The route as the contract names it. */
   label: string;
+  /** The limit probe that bounds this endpoint: the least work it must do per request. */
+  bound?: LimitProbeKey;
   /** Connections for this endpoint (the heavy report runs with fewer). */
   connections?: number;
   /**
@@ -43,11 +51,25 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     key: 'novels',
     label: 'GET /v1/novels',
+    bound: 'json',
     request: (i, r) => get(`/v1/novels?page=${1 + (i % Math.max(1, Math.floor(r.novelIds.length / 20)))}`, bearer(r, i)),
+  },
+  {
+    key: 'categories',
+    label: 'GET /v1/categories',
+    bound: 'json',
+    request: (i, r) => get('/v1/categories', bearer(r, i)),
+  },
+  {
+    key: 'chapters-anonymous',
+    label: 'GET /v1/novels/{id}/chapters',
+    bound: 'json',
+    request: (i, r) => get(`/v1/novels/${reader(r, i).novelId}/chapters`, bearer(r, i)),
   },
   {
     key: 'chapters',
     label: 'GET /v1/novels/{id}/chapters?subscriber_id=',
+    bound: 'pk-select',
     request: (i, r) => {
       const { subscriberId, novelId } = reader(r, i);
       return get(`/v1/novels/${novelId}/chapters?subscriber_id=${subscriberId}`, bearer(r, i));
@@ -55,11 +77,13 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   {
     key: 'progress',
+    bound: 'pk-select',
     label: 'GET /v1/subscriber/{id}/reading-progress',
     request: (i, r) => get(`/v1/subscriber/${reader(r, i).subscriberId}/reading-progress`, bearer(r, i)),
   },
   {
     key: 'position-get',
+    bound: 'pk-select',
     label: 'GET /v1/subscribers/{id}/playback-position',
     request: (i, r) => {
       const { subscriberId, novelId } = reader(r, i);
@@ -68,6 +92,7 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   {
     key: 'position-put',
+    bound: 'upsert',
     label: 'PUT /v1/subscribers/{id}/playback-position',
     request: (i, r) => {
       const { subscriberId, novelId, chapterNumber } = reader(r, i);
@@ -81,6 +106,7 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   {
     key: 'stream',
+    bound: 'pk-select',
     label: 'GET /v1/novels/{id}/chapters/{n}/stream',
     request: (i, r) => {
       const { subscriberId, novelId, chapterNumber } = reader(r, i);

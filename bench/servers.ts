@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
-/** A server under test: the service or the baseline, each its own process. */
+/** A server under test: the service, the baseline or a limit probe, each its own process. */
 export interface RunningServer {
-  name: 'service' | 'baseline';
+  name: string;
   pid: number;
   baseUrl: string;
   /** Last lines of its stderr and stdout, for the report when it dies. */
@@ -12,7 +12,7 @@ export interface RunningServer {
 }
 
 export interface StartOptions {
-  name: 'service' | 'baseline';
+  name: string;
   script: string;
   env: Record<string, string>;
   port: number;

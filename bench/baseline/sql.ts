@@ -10,6 +10,9 @@ const NOVEL_SELECT = `id, title, synopsis, author, category_id, tags, language, 
 const NOVEL_SELECT_AS_N = NOVEL_SELECT.split(', ').map((column) => `n.${column}`).join(', ');
 const NARRATION_SELECT_AS_C = ['number', 'audio_status', 'audio_key', 'audio_bytes', 'audio_duration_seconds', 'audio_bitrate_kbps'].map((column) => `c.${column}`).join(', ');
 
+/** TypeOrmCatalogRepository.categories: the ORM's find, as it sends it (the same text, so pg_stat_statements sees the same statement). */
+export const CATEGORIES = `SELECT "CategoryEntity"."environment" AS "CategoryEntity_environment", "CategoryEntity"."id" AS "CategoryEntity_id", "CategoryEntity"."name" AS "CategoryEntity_name", "CategoryEntity"."sort_order" AS "CategoryEntity_sort_order" FROM "categories" "CategoryEntity" WHERE (("CategoryEntity"."environment" = $1)) ORDER BY "CategoryEntity"."sort_order" ASC, "CategoryEntity"."id" ASC`;
+
 /** TypeOrmCatalogRepository.findNovels, unfiltered: the page and the total in one statement. */
 export const NOVEL_PAGE = `SELECT t.total, p.*
          FROM (SELECT count(*)::int AS total FROM novels WHERE environment = $1 AND status = 'published') AS t
