@@ -33,7 +33,7 @@ export function buildOnce(): void {
   }
   try {
     if (!existsSync(marker)) {
-      execFileSync('npx', ['nest', 'build'], { stdio: 'ignore' });
+      execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'ignore' });
       writeFileSync(marker, '');
     }
     built = true;
