@@ -4,7 +4,7 @@ import { LogController, type FastifyError, type FastifyInstance, type FastifyRep
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Logger } from 'pino';
+import type { Bindings, ChildLoggerOptions, Logger } from 'pino';
 import { AppModule } from '../app.module.js';
 import { HTTP_REQUEST_TIMEOUT_MS, type AppConfig } from '../config/app-config.js';
 import { createRootLogger, NestJsonLogger } from '../observability/logger.js';
@@ -28,7 +28,11 @@ const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 export async function createApp(config: AppConfig, databaseUrl: string): Promise<NestFastifyApplication> {
   const logger = createRootLogger(config.logLevel);
   const adapter = new FastifyAdapter({
-    loggerInstance: logger,
+    // Fastify's own server lines ("Server listening at …", one per interface) would follow
+    // the start banner: they are logged from warn up. Request lines keep LOG_LEVEL, since
+    // each request's logger is made from the root logger.
+    loggerInstance: logger.child({}, { level: logger.isLevelEnabled('warn') ? 'warn' : logger.level }),
+    childLoggerFactory: (_serverLogger: unknown, bindings: Bindings, options: ChildLoggerOptions) => logger.child(bindings, options),
     logController: new OneLinePerRequest(),
     bodyLimit: BODY_LIMIT_BYTES,
     // A caller's own x-request-id is kept when it is safe to log; otherwise we mint one.

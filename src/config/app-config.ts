@@ -201,6 +201,8 @@ function serverSecret(env: Env, dataDir: string, isProduction: boolean): Buffer 
   const raw = env.SERVER_SECRET?.trim();
   if (raw) {
     if (raw.length < 32) throw new ConfigError('SERVER_SECRET must be at least 32 characters');
+    const weakness = isProduction ? secretWeakness(raw) : undefined;
+    if (weakness) throw new ConfigError(`SERVER_SECRET is too guessable for production: ${weakness}; use e.g. openssl rand -base64 32`);
     return Buffer.from(raw, 'utf8');
   }
   if (isProduction) throw new ConfigError('SERVER_SECRET is required when NODE_ENV=production');
@@ -215,4 +217,30 @@ function serverSecret(env: Env, dataDir: string, isProduction: boolean): Buffer 
     }
   }
   return Buffer.from(readFileSync(file, 'utf8').trim(), 'utf8');
+}
+
+/** Fewer distinct characters than this means a typed pattern, not random material (hex has 16). */
+const MIN_DISTINCT_SECRET_CHARACTERS = 10;
+
+/**
+ * Why a long secret is still weak: few distinct characters ("aaaa…", "abab…") or one short
+ * piece repeated ("changeme-changeme-…"). Random material from any generator passes.
+ */
+export function secretWeakness(secret: string): string | undefined {
+  const distinct = new Set(secret).size;
+  if (distinct < MIN_DISTINCT_SECRET_CHARACTERS) return `only ${distinct} distinct characters`;
+  const period = shortestPeriod(secret);
+  if (period <= secret.length / 2) return `a ${period}-character pattern repeated`;
+  return undefined;
+}
+
+/** The length of the shortest prefix whose repetition yields the string (prefix function). */
+function shortestPeriod(text: string): number {
+  const border = new Array<number>(text.length).fill(0);
+  for (let i = 1; i < text.length; i++) {
+    let k = border[i - 1];
+    while (k > 0 && text[i] !== text[k]) k = border[k - 1];
+    border[i] = text[i] === text[k] ? k + 1 : k;
+  }
+  return text.length - border[text.length - 1];
 }

@@ -53,7 +53,8 @@ export interface ServiceProcess {
 /** Runs the built service (dist/src/main.js) or CLI as a real child process. */
 export function runNode(script: string, args: string[], env: Record<string, string | undefined>): ServiceProcess {
   const child = spawn(process.execPath, [script, ...args], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    // ENV_FILE=none: a developer's own .env must not reach the processes under test.
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ENV_FILE: 'none', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
