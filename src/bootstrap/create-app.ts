@@ -14,6 +14,8 @@ import { AllExceptionsFilter } from '../shared/errors/all-exceptions.filter.js';
 import { inputProblem } from '../shared/http/input-limits.js';
 import { surfaceOf } from '../shared/http/surfaces.js';
 import { createValidationPipe } from '../shared/http/validation.js';
+import { trackAllowedMethods } from './allowed-methods.js';
+import { securityHeaders } from './security-headers.js';
 import { setupSwagger } from './swagger.js';
 
 /** DECISIONS 19: bodies over 64 KiB are refused with 413. */
@@ -62,7 +64,7 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
         'invalid_request',
         error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is longer than any valid identifier.' : 'The URL is not correctly percent-encoded.',
       );
-      reply.status(failure.status).header('x-request-id', request.id).send(failure.body);
+      reply.status(failure.status).header('x-request-id', request.id).header('x-content-type-options', 'nosniff').send(failure.body);
     },
   });
   const metrics = new HttpMetrics();
@@ -101,6 +103,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     `HTTP/1.1 ${failure.status} ${STATUS_CODES[failure.status]}`,
     'Connection: close',
     'Content-Type: application/json; charset=utf-8',
+    'X-Content-Type-Options: nosniff',
     `Content-Length: ${Buffer.byteLength(body)}`,
   ];
   // Destroyed once the answer is flushed: a stalled client would never close its side.
@@ -125,11 +128,14 @@ class OneLinePerRequest extends LogController {
 }
 
 function installRequestHooks(fastify: FastifyInstance, config: AppConfig): void {
+  const setSecurityHeaders = securityHeaders(config);
+  const allowedMethods = trackAllowedMethods(fastify);
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    const refusal = refuseEarly(request, config);
+    setSecurityHeaders(request.url, reply);
+    const refusal = refuseEarly(request, config) ?? wrongMethod(request, allowedMethods);
     if (refusal) {
-      reply.status(refusal.status).send(refusal.body);
+      reply.status(refusal.status).headers(refusal.headers).send(refusal.body);
       return;
     }
     done();
@@ -144,6 +150,15 @@ function installRequestHooks(fastify: FastifyInstance, config: AppConfig): void 
     }
     done();
   });
+}
+
+/** A path no route matched for this method, but that other methods answer: 405 with Allow. */
+function wrongMethod(request: FastifyRequest, allowedMethods: (path: string) => string[] | undefined): ApiError | undefined {
+  if (request.routeOptions.url !== undefined) return undefined;
+  const path = request.url.split('?')[0];
+  const allow = allowedMethods(path);
+  if (!allow) return undefined;
+  return new ApiError('method_not_allowed', `${path} does not answer ${request.method}; it answers ${allow.join(', ')}.`, { Allow: allow.join(', ') });
 }
 
 /** Token endpoints read forms and check their own body (their errors must not be cached). */

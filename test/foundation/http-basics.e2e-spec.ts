@@ -1,4 +1,6 @@
 import { Controller, Get, Module } from '@nestjs/common';
+import { importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
+import { partnerClient } from '../fixtures/partner-client.js';
 import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
 
 let t: TestApp;
@@ -95,6 +97,69 @@ describe('an unexpected failure', () => {
       expect(response.body).not.toContain('partners');
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe('HTTP hygiene', () => {
+  it('every answer, errors included, says nosniff; no HSTS while the public origin is http', async () => {
+    for (const url of ['/health/live', '/v1/nowhere', '/docs/openapi.json']) {
+      const response = await t.inject({ method: 'GET', url });
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['strict-transport-security']).toBeUndefined();
+    }
+  });
+
+  it('Swagger UI has a content security policy that forbids framing; the API answers do not need one', async () => {
+    const docs = await t.inject({ method: 'GET', url: '/docs' });
+    expect(docs.statusCode).toBe(200);
+    expect(docs.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(docs.headers['content-security-policy']).toContain("default-src 'self'");
+    expect((await t.inject({ method: 'GET', url: '/health/live' })).headers['content-security-policy']).toBeUndefined();
+  });
+
+  it('a known path called with another method → 405 with Allow and the contract error body', async () => {
+    const response = await t.inject({ method: 'DELETE', url: '/health/live' });
+    expect(response.statusCode).toBe(405);
+    expect(response.headers.allow).toBe('GET, HEAD');
+    expect(response.json()).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('/health/live does not answer DELETE') });
+    const withParameters = await t.inject({ method: 'PUT', url: '/platform/v1/webhook-endpoints/abc' });
+    expect(withParameters.statusCode).toBe(405);
+    expect(withParameters.headers.allow).toBe('DELETE');
+    expect((await t.inject({ method: 'DELETE', url: '/v1/nowhere' })).statusCode).toBe(404);
+  });
+
+  it('201 answers carry the new resource\'s Location', async () => {
+    const token = await t.token(await t.partner({ scopes: ['platform:webhooks:manage'] }));
+    const endpoint = await t.inject({
+      method: 'POST',
+      url: '/platform/v1/webhook-endpoints',
+      headers: bearer(token),
+      payload: { url: 'http://127.0.0.1:9/hooks', events: ['novel.finished'] },
+    });
+    expect(endpoint.statusCode).toBe(201);
+    expect(endpoint.headers.location).toBe(`/platform/v1/webhook-endpoints/${endpoint.json().id}`);
+
+    await importCatalog(t, manifest([manifestNovel('located')]));
+    const client = await partnerClient(t);
+    await client.entitle('sub-located');
+    const opened = await client.call('POST', '/subscribers/sub-located/novels', { novel_id: 'located' });
+    expect(opened.statusCode).toBe(201);
+    expect(opened.headers.location).toBe('/v1/subscribers/sub-located/novels/located');
+    expect((await client.call('POST', '/subscribers/sub-located/novels', { novel_id: 'located' })).headers.location).toBeUndefined();
+  });
+});
+
+describe('behind https', () => {
+  let secure: TestApp;
+  beforeAll(async () => {
+    secure = await startTestApp({ PUBLIC_BASE_URL: 'https://api.example.com' });
+  });
+  afterAll(() => secure.close());
+
+  it('every answer carries HSTS', async () => {
+    for (const url of ['/health/live', '/v1/nowhere']) {
+      expect((await secure.inject({ method: 'GET', url })).headers['strict-transport-security']).toBe('max-age=31536000');
     }
   });
 });
