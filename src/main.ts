@@ -6,6 +6,8 @@ import { resolve } from 'node:path';
 import { ConfigError, loadConfig, type AppConfig } from './config/app-config.js';
 import { loadEnvFile } from './config/env-file.js';
 import { describeDatabase, locateDatabase } from './database/database-location.js';
+import { HttpMetrics } from './observability/metrics.js';
+import { startMetricsServer } from './observability/metrics-server.js';
 
 async function main(): Promise<void> {
   const config = await exitOnConfigError(() => {
@@ -15,6 +17,8 @@ async function main(): Promise<void> {
   const database = await exitOnConfigError(() => locateDatabase(config, () => undefined));
   const app = await createApp(config, database.url);
   await app.listen({ port: config.port, host: config.host });
+  const metricsServer =
+    typeof config.metricsPort === 'number' ? await startMetricsServer(app.get(HttpMetrics), config.host, config.metricsPort) : undefined;
   printWelcome(config);
   // Graceful stop: finish in-flight requests and webhook attempts, close the pool, then
   // stop the embedded database if this process started it.
@@ -23,6 +27,7 @@ async function main(): Promise<void> {
     process.once(signal, async () => {
       if (stopping) return;
       stopping = true;
+      metricsServer?.close();
       await app.close();
       await database.release();
       process.exit(0);
@@ -55,6 +60,7 @@ function printWelcome(config: AppConfig): void {
     `  Swagger UI:   ${config.publicBaseUrl}/docs`,
     `  OpenAPI JSON: ${config.publicBaseUrl}/docs/openapi.json`,
     `  Database:     ${describeDatabase(config)}`,
+    ...(typeof config.metricsPort === 'number' ? [`  Metrics:      http://${config.host}:${config.metricsPort}/metrics`] : []),
     '  Create a sandbox credential:',
     `    ${credentialCommand(config)}`,
     ...(config.databaseUrl ? ['    (with the same DATABASE_URL and SERVER_SECRET as this service)'] : []),

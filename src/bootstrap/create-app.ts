@@ -9,6 +9,7 @@ import { AppModule } from '../app.module.js';
 import { HTTP_REQUEST_TIMEOUT_MS, type AppConfig } from '../config/app-config.js';
 import { createRootLogger, NestJsonLogger } from '../observability/logger.js';
 import { HttpMetrics } from '../observability/metrics.js';
+import { parseTraceparent } from '../observability/trace-context.js';
 import { ApiError } from '../shared/errors/api-error.js';
 import { AllExceptionsFilter } from '../shared/errors/all-exceptions.filter.js';
 import { inputProblem } from '../shared/http/input-limits.js';
@@ -34,7 +35,11 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
     // the start banner: they are logged from warn up. Request lines keep LOG_LEVEL, since
     // each request's logger is made from the root logger.
     loggerInstance: logger.child({}, { level: logger.isLevelEnabled('warn') ? 'warn' : logger.level }),
-    childLoggerFactory: (_serverLogger: unknown, bindings: Bindings, options: ChildLoggerOptions) => logger.child(bindings, options),
+    // Every line of a request carries the caller's W3C trace id when it sent one.
+    childLoggerFactory: (_serverLogger: unknown, bindings: Bindings, options: ChildLoggerOptions, raw: IncomingMessage) => {
+      const trace = parseTraceparent(raw.headers.traceparent);
+      return logger.child(trace ? { ...bindings, trace_id: trace.traceId, parent_span_id: trace.parentId } : bindings, options);
+    },
     logController: new OneLinePerRequest(),
     bodyLimit: BODY_LIMIT_BYTES,
     // A caller's own x-request-id is kept when it is safe to log; otherwise we mint one.
@@ -119,10 +124,12 @@ class OneLinePerRequest extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    // Who called: the credential and partner of a request that presented a valid token.
+    const caller = request.principal ? { client_id: request.principal.clientId, partner_id: request.principal.partnerId } : {};
     if (error) {
-      reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+      reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime, ...caller }, 'request errored');
     } else if ((reply.log as Logger).isLevelEnabled('info')) {
-      reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+      reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime, ...caller }, 'request completed');
     }
   }
 }

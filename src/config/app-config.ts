@@ -51,6 +51,11 @@ export class AppConfig {
   readonly keyActivationDelaySeconds: number;
   /** How long a credential's revocation may take to reach every replica's token cache. */
   readonly credentialCacheSeconds: number;
+  /**
+   * Where /metrics is served: null on the service's own port, a port number for a
+   * separate listener (kept off the partner-facing port), or 'off' for nowhere.
+   */
+  readonly metricsPort: number | 'off' | null;
   /** Root secret: the secret pepper, the media URL key and the key-encryption key derive from it. */
   readonly serverSecret: Buffer;
 
@@ -104,6 +109,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     keyActivationDelaySeconds: integer(env, 'KEY_ACTIVATION_DELAY_SECONDS', 600, 0, 86400),
     credentialCacheSeconds: integer(env, 'CREDENTIAL_CACHE_SECONDS', 5, 0, 3600),
     serverSecret: serverSecret(env, dataDir, isProduction),
+    metricsPort: metricsPort(env, port),
   });
 }
 
@@ -177,6 +183,16 @@ function retrySchedule(env: Env): number[] {
     );
   }
   return parts.map(Number);
+}
+
+function metricsPort(env: Env, servicePort: number): number | 'off' | null {
+  const raw = env.METRICS_PORT?.trim().toLowerCase();
+  if (!raw) return null;
+  if (raw === 'off') return 'off';
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port < 1 || port > 65535) throw new ConfigError(`METRICS_PORT must be a port from 1 to 65535 or off, got "${env.METRICS_PORT}"`);
+  if (port === servicePort) throw new ConfigError(`METRICS_PORT must differ from PORT (${servicePort}); leave it unset to serve /metrics on PORT`);
+  return port;
 }
 
 function s3Settings(env: Env): S3Settings {

@@ -1,4 +1,7 @@
 import { Controller, Get, Module } from '@nestjs/common';
+import { HttpMetrics } from '../../src/observability/metrics.js';
+import { startMetricsServer } from '../../src/observability/metrics-server.js';
+import { freePort } from '../../src/shared/net/free-port.js';
 import { importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
 import { partnerClient } from '../fixtures/partner-client.js';
 import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
@@ -150,12 +153,52 @@ describe('HTTP hygiene', () => {
   });
 });
 
-describe('behind https', () => {
+describe('operators\' metrics', () => {
+  it('counts tokens issued per surface and reports the webhook backlog and the pool', async () => {
+    await t.token(await t.partner());
+    const body = (await t.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(body).toMatch(/^tokens_issued_total\{surface="platform"\} [1-9]/m);
+    expect(body).toMatch(/^webhook_deliveries\{state="pending"\} \d+$/m);
+    expect(body).toMatch(/^webhook_deliveries\{state="failed"\} \d+$/m);
+    expect(body).toMatch(/^webhook_backlog_oldest_due_seconds \d/m);
+    expect(body).toMatch(/^db_pool_connections\{state="busy"\} \d+$/m);
+    expect(body).toMatch(/^db_pool_connections\{state="waiting"\} \d+$/m);
+  });
+
+  it('serves /metrics on METRICS_PORT instead of the service port', async () => {
+    const moved = await startTestApp({ METRICS_PORT: String(await freePort()) }, t.databaseUrl);
+    try {
+      expect((await moved.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(404);
+      const server = await startMetricsServer(moved.app.get(HttpMetrics), '127.0.0.1', moved.config.metricsPort as number);
+      try {
+        const scraped = await fetch(`http://127.0.0.1:${moved.config.metricsPort}/metrics`);
+        expect(scraped.status).toBe(200);
+        expect(await scraped.text()).toContain('http_requests_total');
+        expect((await fetch(`http://127.0.0.1:${moved.config.metricsPort}/health/live`)).status).toBe(404);
+      } finally {
+        server.close();
+      }
+    } finally {
+      await moved.close();
+    }
+  });
+});
+
+describe('behind https, with a tight rate limit', () => {
   let secure: TestApp;
   beforeAll(async () => {
-    secure = await startTestApp({ PUBLIC_BASE_URL: 'https://api.example.com' });
+    secure = await startTestApp({ PUBLIC_BASE_URL: 'https://api.example.com', RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '1', METRICS_PORT: 'off' });
   });
   afterAll(() => secure.close());
+
+  it('counts 429 answers per surface; METRICS_PORT=off serves no metrics at all', async () => {
+    const token = await secure.token(await secure.partner());
+    const call = () => secure.inject({ method: 'GET', url: '/platform/v1/subscriber/s1/status', headers: bearer(token) });
+    const statuses = [(await call()).statusCode, (await call()).statusCode];
+    expect(statuses).toContain(429);
+    expect((await secure.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(404);
+    expect(await secure.app.get(HttpMetrics).render()).toMatch(/^http_rate_limited_total\{surface="platform"\} [1-9]/m);
+  });
 
   it('every answer carries HSTS', async () => {
     for (const url of ['/health/live', '/v1/nowhere']) {

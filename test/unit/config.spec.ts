@@ -27,6 +27,12 @@ describe('loadConfig', () => {
     expect([...config.services]).toEqual(['platform', 'reading', 'sandbox', 'kids']);
   });
 
+  it('serves /metrics on PORT by default, on METRICS_PORT when set, or nowhere with off', () => {
+    expect(loadConfig({ DATA_DIR: dataDir() }).metricsPort).toBeNull();
+    expect(loadConfig({ DATA_DIR: dataDir(), METRICS_PORT: '9464' }).metricsPort).toBe(9464);
+    expect(loadConfig({ DATA_DIR: dataDir(), METRICS_PORT: 'OFF' }).metricsPort).toBe('off');
+  });
+
   it('creates a server secret on first start outside production and reuses it', () => {
     const dir = dataDir();
     const first = loadConfig({ DATA_DIR: dir }).serverSecret;
@@ -50,6 +56,8 @@ describe('loadConfig', () => {
     [{ HTTP_HEADERS_TIMEOUT_MS: '60000' }, 'HTTP_HEADERS_TIMEOUT_MS'],
     [{ NODE_ENV: 'production' }, 'SERVER_SECRET'],
     [{ SERVER_SECRET: 'short' }, 'SERVER_SECRET'],
+    [{ METRICS_PORT: 'elsewhere' }, 'METRICS_PORT'],
+    [{ METRICS_PORT: '3000' }, 'METRICS_PORT must differ from PORT'],
   ])('refuses %j naming %s', (env, variable) => {
     expect(() => loadConfig({ DATA_DIR: dataDir(), ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dataDir(), ...env })).toThrow(variable);
