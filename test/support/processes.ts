@@ -11,8 +11,8 @@ const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuf
 
 /**
  * Builds dist/ once per test run, as `npm start` would. Test files run in parallel
- * workers and `nest build` empties dist/ first, so a second build could pull files from
- * under a service another file is starting: callers take turns on a lock file, the first
+ * workers and a build rewrites dist/ in place, so a second build could replace files
+ * while a service another file is starting reads them: callers take turns on a lock file, the first
  * builds and leaves a marker for the run in dist/, the others find it and return.
  */
 export function buildOnce(): void {
