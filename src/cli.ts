@@ -3,9 +3,10 @@ import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { AppModule } from './app.module.js';
 import { ConfigError, loadConfig } from './config/app-config.js';
-import { locateDatabase } from './database/database-location.js';
+import { loadEnvFile } from './config/env-file.js';
+import { describeDatabase, locateDatabase } from './database/database-location.js';
 import { HttpMetrics } from './observability/metrics.js';
-import { COMMANDS, UsageError, parseArguments, usage } from './cli/commands.js';
+import { asksForHelp, COMMANDS, commandUsage, UsageError, parseArguments, unknownCommand, usage } from './cli/commands.js';
 
 /**
  * `npm run cli -- <command> [options]` (DECISIONS 18): operations commands on the same
@@ -14,16 +15,27 @@ import { COMMANDS, UsageError, parseArguments, usage } from './cli/commands.js';
  */
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  const command = name ? COMMANDS[name] : undefined;
+  if (name === undefined || name === 'help' || asksForHelp([name])) {
+    process.stdout.write(usage());
+    return 0;
+  }
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) {
-    process.stderr.write(usage());
-    return name ? 2 : 0;
+    process.stderr.write(`${unknownCommand(name)}\n`);
+    return 2;
+  }
+  if (asksForHelp(rest)) {
+    process.stdout.write(commandUsage(name));
+    return 0;
   }
   let context: INestApplicationContext | undefined;
   let release: () => Promise<void> = async () => undefined;
   try {
     const args = parseArguments(rest, command.options);
+    loadEnvFile();
     const config = loadConfig();
+    // Which database answers matters: a credential made in another DATA_DIR is unknown here.
+    process.stderr.write(`Database: ${describeDatabase(config)}\n`);
     const database = await locateDatabase(config, (line) => process.stderr.write(`${line}\n`));
     release = database.release;
     context = await NestFactory.createApplicationContext(

@@ -2,15 +2,24 @@
 import './bootstrap/v8-heap.js';
 import 'reflect-metadata';
 import { createApp } from './bootstrap/create-app.js';
+import { resolve } from 'node:path';
 import { ConfigError, loadConfig, type AppConfig } from './config/app-config.js';
-import { locateDatabase } from './database/database-location.js';
+import { loadEnvFile } from './config/env-file.js';
+import { describeDatabase, locateDatabase } from './database/database-location.js';
 import { EmbeddedDatabaseError } from './database/embedded-postgres.js';
+import { HttpMetrics } from './observability/metrics.js';
+import { startMetricsServer } from './observability/metrics-server.js';
 
 async function main(): Promise<void> {
-  const config = loadConfigOrExit();
-  const database = await locateDatabaseOrExit(config);
+  const config = await exitOnConfigError(() => {
+    loadEnvFile();
+    return loadConfig();
+  });
+  const database = await exitOnConfigError(() => locateDatabaseOrExit(config));
   const app = await createApp(config, database.url);
   await app.listen({ port: config.port, host: config.host });
+  const metricsServer =
+    typeof config.metricsPort === 'number' ? await startMetricsServer(app.get(HttpMetrics), config.host, config.metricsPort) : undefined;
   printWelcome(config);
   // Graceful stop: finish in-flight requests and webhook attempts, close the pool, then
   // stop the embedded database if this process started it.
@@ -19,6 +28,7 @@ async function main(): Promise<void> {
     process.once(signal, async () => {
       if (stopping) return;
       stopping = true;
+      metricsServer?.close();
       await app.close();
       await database.release();
       process.exit(0);
@@ -26,9 +36,10 @@ async function main(): Promise<void> {
   }
 }
 
-function loadConfigOrExit(): AppConfig {
+/** A configuration mistake ends the process with one line naming the variable. */
+async function exitOnConfigError<T>(step: () => T | Promise<T>): Promise<T> {
   try {
-    return loadConfig();
+    return await step();
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`Configuration error: ${error.message}\n`);
@@ -38,6 +49,7 @@ function loadConfigOrExit(): AppConfig {
   }
 }
 
+/** An embedded database that cannot start ends the process with one line saying why. */
 async function locateDatabaseOrExit(config: AppConfig) {
   try {
     return await locateDatabase(config, (line) => process.stderr.write(`${line}\n`));
@@ -50,17 +62,34 @@ async function locateDatabaseOrExit(config: AppConfig) {
   }
 }
 
+/**
+ * Printed last, once listening, so it is what a newcomer sees: where the docs are and the
+ * exact command that creates a credential in this same database (a credential made in
+ * another DATA_DIR would be refused with a silent invalid_client).
+ */
 function printWelcome(config: AppConfig): void {
   const lines = [
     '',
     `Partner Reading and Listening API listening on ${config.publicBaseUrl}`,
     `  Swagger UI:   ${config.publicBaseUrl}/docs`,
     `  OpenAPI JSON: ${config.publicBaseUrl}/docs/openapi.json`,
+    `  Database:     ${describeDatabase(config)}`,
+    ...(typeof config.metricsPort === 'number' ? [`  Metrics:      http://${config.host}:${config.metricsPort}/metrics`] : []),
     '  Create a sandbox credential:',
-    '    npm run cli -- partner:create --name "My company" --sandbox',
+    `    ${credentialCommand(config)}`,
+    ...(config.databaseUrl ? ['    (with the same DATABASE_URL and SERVER_SECRET as this service)'] : []),
     '',
   ];
   process.stderr.write(lines.join('\n') + '\n');
 }
+
+function credentialCommand(config: AppConfig): string {
+  const script = config.isProduction ? 'cli:prod' : 'cli';
+  const command = `npm run --silent ${script} -- partner:create --name "My company" --sandbox`;
+  const customDataDir = !config.databaseUrl && config.dataDir !== resolve('data');
+  return customDataDir ? `DATA_DIR=${shellWord(config.dataDir)} ${command}` : command;
+}
+
+const shellWord = (text: string) => (/^[\w./:@%+-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`);
 
 await main();

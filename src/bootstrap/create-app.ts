@@ -4,16 +4,19 @@ import { LogController, type FastifyError, type FastifyInstance, type FastifyRep
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Logger } from 'pino';
+import type { Bindings, ChildLoggerOptions, Logger } from 'pino';
 import { AppModule } from '../app.module.js';
 import { HTTP_REQUEST_TIMEOUT_MS, type AppConfig } from '../config/app-config.js';
 import { createRootLogger, NestJsonLogger } from '../observability/logger.js';
 import { HttpMetrics } from '../observability/metrics.js';
+import { parseTraceparent } from '../observability/trace-context.js';
 import { ApiError } from '../shared/errors/api-error.js';
 import { AllExceptionsFilter } from '../shared/errors/all-exceptions.filter.js';
 import { inputProblem } from '../shared/http/input-limits.js';
 import { surfacesServing } from '../shared/http/surfaces.js';
 import { createValidationPipe } from '../shared/http/validation.js';
+import { trackAllowedMethods } from './allowed-methods.js';
+import { securityHeaders } from './security-headers.js';
 import { setupSwagger } from './swagger.js';
 
 /** DECISIONS 19: bodies over 64 KiB are refused with 413. */
@@ -28,7 +31,15 @@ const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 export async function createApp(config: AppConfig, databaseUrl: string): Promise<NestFastifyApplication> {
   const logger = createRootLogger(config.logLevel);
   const adapter = new FastifyAdapter({
-    loggerInstance: logger,
+    // Fastify's own server lines ("Server listening at …", one per interface) would follow
+    // the start banner: they are logged from warn up. Request lines keep LOG_LEVEL, since
+    // each request's logger is made from the root logger.
+    loggerInstance: logger.child({}, { level: logger.isLevelEnabled('warn') ? 'warn' : logger.level }),
+    // Every line of a request carries the caller's W3C trace id when it sent one.
+    childLoggerFactory: (_serverLogger: unknown, bindings: Bindings, options: ChildLoggerOptions, raw: IncomingMessage) => {
+      const trace = parseTraceparent(raw.headers.traceparent);
+      return logger.child(trace ? { ...bindings, trace_id: trace.traceId, parent_span_id: trace.parentId } : bindings, options);
+    },
     logController: new OneLinePerRequest(),
     bodyLimit: BODY_LIMIT_BYTES,
     // request.ip, which keys the per-address limits, comes from X-Forwarded-For only when
@@ -62,7 +73,7 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
         'invalid_request',
         error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is longer than any valid identifier.' : 'The URL is not correctly percent-encoded.',
       );
-      reply.status(failure.status).header('x-request-id', request.id).send(failure.body);
+      reply.status(failure.status).header('x-request-id', request.id).header('x-content-type-options', 'nosniff').send(failure.body);
     },
   });
   const metrics = new HttpMetrics();
@@ -103,6 +114,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     `HTTP/1.1 ${failure.status} ${STATUS_CODES[failure.status]}`,
     'Connection: close',
     'Content-Type: application/json; charset=utf-8',
+    'X-Content-Type-Options: nosniff',
     `Content-Length: ${Buffer.byteLength(body)}`,
   ];
   // Destroyed once the answer is flushed: a stalled client would never close its side.
@@ -118,20 +130,25 @@ class OneLinePerRequest extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    // Who called: the credential and partner of a request that presented a valid token.
+    const caller = request.principal ? { client_id: request.principal.clientId, partner_id: request.principal.partnerId } : {};
     if (error) {
-      reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+      reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime, ...caller }, 'request errored');
     } else if ((reply.log as Logger).isLevelEnabled('info')) {
-      reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+      reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime, ...caller }, 'request completed');
     }
   }
 }
 
 function installRequestHooks(fastify: FastifyInstance, config: AppConfig): void {
+  const setSecurityHeaders = securityHeaders(config);
+  const allowedMethods = trackAllowedMethods(fastify);
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    const refusal = refuseEarly(request, config);
+    setSecurityHeaders(request.url, reply);
+    const refusal = refuseEarly(request, config) ?? wrongMethod(request, allowedMethods);
     if (refusal) {
-      reply.status(refusal.status).send(refusal.body);
+      reply.status(refusal.status).headers(refusal.headers).send(refusal.body);
       return;
     }
     done();
@@ -146,6 +163,15 @@ function installRequestHooks(fastify: FastifyInstance, config: AppConfig): void 
     }
     done();
   });
+}
+
+/** A path no route matched for this method, but that other methods answer: 405 with Allow. */
+function wrongMethod(request: FastifyRequest, allowedMethods: (path: string) => string[] | undefined): ApiError | undefined {
+  if (request.routeOptions.url !== undefined) return undefined;
+  const path = request.url.split('?')[0];
+  const allow = allowedMethods(path);
+  if (!allow) return undefined;
+  return new ApiError('method_not_allowed', `${path} does not answer ${request.method}; it answers ${allow.join(', ')}.`, { Allow: allow.join(', ') });
 }
 
 /** Token endpoints read forms and check their own body (their errors must not be cached). */

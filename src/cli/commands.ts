@@ -17,6 +17,7 @@ import {
   type TokenIssuer,
 } from '../modules/identity/index.js';
 import { KidsActivityImporter, KidsImportRejected } from '../modules/kids-engagement/index.js';
+import { nearest } from './nearest.js';
 
 /** A mistake in how a command was called; reported with exit code 2. */
 export class UsageError extends Error {}
@@ -133,8 +134,28 @@ export const COMMANDS: Record<string, Command> = {
 
 export function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name} ${command.summary}`);
-  return `Usage: npm run cli -- <command> [options]\n\nCommands:\n${lines.join('\n')}\n`;
+  return `Usage: npm run cli -- <command> [options]\n       npm run cli -- <command> --help\n\nCommands:\n${lines.join('\n')}\n`;
 }
+
+export function commandUsage(name: string): string {
+  return `Usage: npm run cli -- ${name} ${COMMANDS[name].summary}\n`;
+}
+
+/** Names the unknown command and, when one is close, the command probably meant. */
+export function unknownCommand(name: string): string {
+  const guess = nearest(name, Object.keys(COMMANDS));
+  const hint = guess ? `did you mean ${guess}?` : `the commands are ${Object.keys(COMMANDS).join(', ')}`;
+  return `unknown command ${name}: ${hint} (npm run cli -- --help)`;
+}
+
+function unknownOption(name: string, options: Record<string, boolean>): UsageError {
+  const known = Object.keys(options);
+  const guess = nearest(name, known);
+  const hint = guess ? `did you mean --${guess}?` : known.length ? `options are ${known.map((o) => `--${o}`).join(', ')}` : 'it takes no options';
+  return new UsageError(`unknown option --${name}: ${hint}`);
+}
+
+export const asksForHelp = (argv: string[]) => argv.some((token) => token === '--help' || token === '-h');
 
 export function parseArguments(argv: string[], options: Record<string, boolean>): Args {
   const args: Args = { positional: [], flags: {} };
@@ -145,7 +166,7 @@ export function parseArguments(argv: string[], options: Record<string, boolean>)
       continue;
     }
     const [name, inline] = token.slice(2).split(/=(.*)/s, 2);
-    if (!(name in options)) throw new UsageError(`unknown option --${name}`);
+    if (!(name in options)) throw unknownOption(name, options);
     if (options[name]) {
       args.flags[name] = true;
       continue;

@@ -74,6 +74,11 @@ export class AppConfig {
    * apart from the platform; unset, platform tokens are verified with the keys in the database.
    */
   readonly platformJwksUrl?: string;
+  /**
+   * Where /metrics is served: null on the service's own port, a port number for a
+   * separate listener (kept off the partner-facing port), or 'off' for nowhere.
+   */
+  readonly metricsPort: number | 'off' | null;
   /** Root secret: the secret pepper, the media URL key and the key-encryption key derive from it. */
   readonly serverSecret: Buffer;
 
@@ -135,6 +140,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     credentialCacheSeconds: integer(env, 'CREDENTIAL_CACHE_SECONDS', 5, 0, 3600),
     platformJwksUrl: httpUrl(env, 'PLATFORM_JWKS_URL'),
     serverSecret: serverSecret(env, dataDir, isProduction),
+    metricsPort: metricsPort(env, port),
   });
 }
 
@@ -239,6 +245,16 @@ function retrySchedule(env: Env): number[] {
   return parts.map(Number);
 }
 
+function metricsPort(env: Env, servicePort: number): number | 'off' | null {
+  const raw = env.METRICS_PORT?.trim().toLowerCase();
+  if (!raw) return null;
+  if (raw === 'off') return 'off';
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port < 1 || port > 65535) throw new ConfigError(`METRICS_PORT must be a port from 1 to 65535 or off, got "${env.METRICS_PORT}"`);
+  if (port === servicePort) throw new ConfigError(`METRICS_PORT must differ from PORT (${servicePort}); leave it unset to serve /metrics on PORT`);
+  return port;
+}
+
 function s3Settings(env: Env): S3Settings {
   const bucket = env.S3_BUCKET?.trim();
   if (!bucket) throw new ConfigError('S3_BUCKET is required when STORAGE=s3');
@@ -261,8 +277,36 @@ function serverSecret(env: Env, dataDir: string, isProduction: boolean): Buffer 
   const raw = env.SERVER_SECRET?.trim();
   if (raw) {
     if (raw.length < 32) throw new ConfigError('SERVER_SECRET must be at least 32 characters');
+    const weakness = isProduction ? secretWeakness(raw) : undefined;
+    if (weakness) throw new ConfigError(`SERVER_SECRET is too guessable for production: ${weakness}; use e.g. openssl rand -base64 32`);
     return Buffer.from(raw, 'utf8');
   }
   if (isProduction) throw new ConfigError('SERVER_SECRET is required when NODE_ENV=production');
   return Buffer.from(readOrCreateSecretFile(join(dataDir, 'server-secret')), 'utf8');
+}
+
+/** Fewer distinct characters than this means a typed pattern, not random material (hex has 16). */
+const MIN_DISTINCT_SECRET_CHARACTERS = 10;
+
+/**
+ * Why a long secret is still weak: few distinct characters ("aaaa…", "abab…") or one short
+ * piece repeated ("changeme-changeme-…"). Random material from any generator passes.
+ */
+export function secretWeakness(secret: string): string | undefined {
+  const distinct = new Set(secret).size;
+  if (distinct < MIN_DISTINCT_SECRET_CHARACTERS) return `only ${distinct} distinct characters`;
+  const period = shortestPeriod(secret);
+  if (period <= secret.length / 2) return `a ${period}-character pattern repeated`;
+  return undefined;
+}
+
+/** The length of the shortest prefix whose repetition yields the string (prefix function). */
+function shortestPeriod(text: string): number {
+  const border = new Array<number>(text.length).fill(0);
+  for (let i = 1; i < text.length; i++) {
+    let k = border[i - 1];
+    while (k > 0 && text[i] !== text[k]) k = border[k - 1];
+    border[i] = text[i] === text[k] ? k + 1 : k;
+  }
+  return text.length - border[text.length - 1];
 }

@@ -1,5 +1,6 @@
+import { join } from 'node:path';
 import pg from 'pg';
-import type { AppConfig } from '../config/app-config.js';
+import { ConfigError, type AppConfig } from '../config/app-config.js';
 import { startEmbeddedPostgres } from './embedded-postgres.js';
 
 export interface DatabaseLocation {
@@ -13,9 +14,20 @@ const EMBEDDED_DATABASE = 'partner_api';
 /** DATABASE_URL when set; otherwise the embedded server on DATA_DIR (DECISIONS 21). */
 export async function locateDatabase(config: AppConfig, log: (line: string) => void): Promise<DatabaseLocation> {
   if (config.databaseUrl) return { url: config.databaseUrl, release: async () => undefined };
+  // The embedded server lives and dies with one process on one disk: fine for a laptop and
+  // for tests, data loss for a production deployment that quietly fell back to it.
+  if (config.isProduction) throw new ConfigError('DATABASE_URL is required when NODE_ENV=production (the embedded database is for development and tests)');
   const server = await startEmbeddedPostgres(config.dataDir, log);
   await createDatabaseIfMissing(server.adminUrl, EMBEDDED_DATABASE);
   return { url: server.urlFor(EMBEDDED_DATABASE), release: () => server.stop() };
+}
+
+/** Which database a process uses, for people: the password of DATABASE_URL is masked. */
+export function describeDatabase(config: AppConfig): string {
+  if (!config.databaseUrl) return `embedded PostgreSQL in ${join(config.dataDir, 'pg')} (DATA_DIR)`;
+  const url = new URL(config.databaseUrl);
+  if (url.password) url.password = '***';
+  return `${url.toString()} (DATABASE_URL)`;
 }
 
 export async function createDatabaseIfMissing(adminUrl: string, name: string, template?: string): Promise<void> {

@@ -1,6 +1,7 @@
 import { Controller, Get, Header, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config.js';
 import { ApiError } from '../shared/errors/api-error.js';
 import { ErrorBodyDto } from '../shared/http/error-body.dto.js';
 import { Public } from '../modules/identity/index.js';
@@ -14,6 +15,7 @@ export class HealthController {
   constructor(
     private readonly dataSource: DataSource,
     @Inject(HttpMetrics) private readonly metrics: HttpMetrics,
+    private readonly config: AppConfig,
   ) {}
 
   @Get('health/live')
@@ -47,6 +49,8 @@ export class HealthController {
   @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
   @ApiOperation({ summary: 'Prometheus metrics (request counts and latency histograms per route)' })
   async scrape(): Promise<string> {
+    // METRICS_PORT moves the figures off this port, or turns them off.
+    if (this.config.metricsPort !== null) throw new ApiError('not_found', 'No endpoint answers GET /metrics.');
     return this.metrics.render();
   }
 }

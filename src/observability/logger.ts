@@ -33,6 +33,8 @@ export function createRootLogger(level: string): Logger {
     level,
     base: { service: 'partner-reading-listening-api' },
     timestamp: pino.stdTimeFunctions.isoTime,
+    // "info", not 30: log pipelines and people read the name without pino's number table.
+    formatters: { level: (label) => ({ level: label }) },
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', '*.client_secret', '*.access_token', 'client_secret', 'access_token'],
       censor: '[REDACTED]',
@@ -49,12 +51,18 @@ export function createRootLogger(level: string): Logger {
   });
 }
 
+/**
+ * Nest's start-up chatter: one line per module and per route (over a hundred), which would
+ * bury the start banner. Logged at debug.
+ */
+const START_UP_DETAIL = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
+
 /** Nest's own log lines (start-up, errors) through the same JSON logger. */
 export class NestJsonLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
   log(message: unknown, context?: string) {
-    this.write('info', message, context);
+    this.write(context && START_UP_DETAIL.has(context) ? 'debug' : 'info', message, context);
   }
   /** Nest calls error(message, stack?, context?): the context comes last when given. */
   error(message: unknown, ...rest: unknown[]) {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { surfaceOf } from '../shared/http/surfaces.js';
 
 /**
  * Prometheus metrics: request counts and latency histograms per route (the route
@@ -21,6 +22,19 @@ export class HttpMetrics {
     registers: [this.registry],
   });
 
+  private readonly rateLimited = new Counter({
+    name: 'http_rate_limited_total',
+    help: 'Requests refused with 429 rate_limited, by surface (platform, reading, sandbox, kids).',
+    labelNames: ['surface'] as const,
+    registers: [this.registry],
+  });
+  private readonly tokensIssued = new Counter({
+    name: 'tokens_issued_total',
+    help: 'Access tokens issued, by token endpoint surface (platform, kids).',
+    labelNames: ['surface'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
@@ -31,6 +45,9 @@ export class HttpMetrics {
       const route = request.routeOptions.url ?? 'unmatched';
       this.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
       this.latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+      const surface = surfaceOf(request.url) ?? 'none';
+      if (reply.statusCode === 429) this.rateLimited.inc({ surface });
+      if (reply.statusCode === 200 && route.endsWith('/oauth2/token')) this.tokensIssued.inc({ surface });
       done();
     });
   }

@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { BusinessMetrics } from './business-metrics.js';
 import { HealthController } from './health.controller.js';
 import { HttpMetrics } from './metrics.js';
 
@@ -8,7 +9,7 @@ export class ObservabilityModule {
     return {
       module: ObservabilityModule,
       controllers: [HealthController],
-      providers: [{ provide: HttpMetrics, useValue: metrics }],
+      providers: [{ provide: HttpMetrics, useValue: metrics }, BusinessMetrics],
     };
   }
 }

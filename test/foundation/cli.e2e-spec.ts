@@ -51,10 +51,38 @@ test.each([
   [['credential:revoke', '--client-id', 'live_nobody'], 'no credential'],
   [['plan:map', '--partner', '00000000-0000-0000-0000-000000000000', '--plan', 'p', '--to', 'text_early'], 'no partner'],
   [['keys:rotate', '--issuer', 'moon'], '--issuer must be one of'],
-  [['partner:create', '--colour', 'red'], 'unknown option --colour'],
+  [['partner:create', '--colour', 'red'], 'unknown option --colour: options are --name, --scopes, --sandbox'],
+  [['partner:create', '--nam', 'x'], 'unknown option --nam: did you mean --name?'],
+  [['credential:revoke', '--clientid', 'x'], 'unknown option --clientid: did you mean --client-id?'],
+  [['partner:creat', '--name', 'x'], 'unknown command partner:creat: did you mean partner:create?'],
+  [['launch'], 'unknown command launch: the commands are partner:create,'],
 ])('%j is refused with exit code 2 and a message', async (args, message) => {
   const run = await cli(...args);
   expect(run.code).toBe(2);
   expect(run.stdout).toBe('');
   expect(run.output).toContain(message);
+});
+
+test.each([[['--help']], [['-h']], [['help']]])('%j prints the usage on stdout and exits 0', async (args) => {
+  const run = await cli(...args);
+  expect(run.code).toBe(0);
+  expect(run.stdout).toContain('Usage: npm run cli -- <command> [options]');
+  expect(run.stdout).toContain('partner:create --name NAME');
+});
+
+test('<command> --help prints that command\'s usage and exits 0 without touching the database', async () => {
+  const run = await cli('plan:map', '--help');
+  expect(run.code).toBe(0);
+  expect(run.stdout).toBe(`Usage: npm run cli -- plan:map --partner ID --plan NAME --to INTERNAL_PLAN   map a partner plan (text_standard, text_early, audio_standard, audio_early, kids_standard)\n`);
+  expect(run.output).not.toContain('Database:');
+});
+
+test('says on stderr which database it uses, with the password masked', async () => {
+  const run = await cli('db:migrate');
+  expect(run.code).toBe(0);
+  const masked = new URL(databaseUrl);
+  masked.password = '***';
+  expect(run.output).toContain(`Database: ${masked} (DATABASE_URL)`);
+  expect(run.output).not.toContain(new URL(databaseUrl).password + '@');
+  expect(JSON.parse(run.stdout)).toMatchObject({ applied_now: [] });
 });

@@ -1,7 +1,8 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../../src/config/app-config.js';
+import { ConfigError, loadConfig, secretWeakness } from '../../src/config/app-config.js';
+import { locateDatabase } from '../../src/database/database-location.js';
 
 const dataDir = () => mkdtempSync(join(tmpdir(), 'prl-config-'));
 
@@ -25,6 +26,12 @@ describe('loadConfig', () => {
       platformJwksUrl: undefined,
     });
     expect([...config.services]).toEqual(['platform', 'reading', 'sandbox', 'kids']);
+  });
+
+  it('serves /metrics on PORT by default, on METRICS_PORT when set, or nowhere with off', () => {
+    expect(loadConfig({ DATA_DIR: dataDir() }).metricsPort).toBeNull();
+    expect(loadConfig({ DATA_DIR: dataDir(), METRICS_PORT: '9464' }).metricsPort).toBe(9464);
+    expect(loadConfig({ DATA_DIR: dataDir(), METRICS_PORT: 'OFF' }).metricsPort).toBe('off');
   });
 
   it('creates a server secret on first start outside production and reuses it', () => {
@@ -52,6 +59,8 @@ describe('loadConfig', () => {
     [{ HTTP_HEADERS_TIMEOUT_MS: '60000' }, 'HTTP_HEADERS_TIMEOUT_MS'],
     [{ NODE_ENV: 'production' }, 'SERVER_SECRET'],
     [{ SERVER_SECRET: 'short' }, 'SERVER_SECRET'],
+    [{ METRICS_PORT: 'elsewhere' }, 'METRICS_PORT'],
+    [{ METRICS_PORT: '3000' }, 'METRICS_PORT must differ from PORT'],
   ])('refuses %j naming %s', (env, variable) => {
     expect(() => loadConfig({ DATA_DIR: dataDir(), ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dataDir(), ...env })).toThrow(variable);
@@ -62,8 +71,37 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATA_DIR: dataDir(), PLATFORM_JWKS_URL: url }).platformJwksUrl).toBe(url);
   });
 
+  it.each([
+    ['s'.repeat(40), 'distinct'],
+    ['0123456789'.repeat(4), 'pattern repeated'],
+    ['my-Secret-42-my-Secret-42-my-Secret-42', 'pattern repeated'],
+    ['abcabcabcabcabcabcabcabcabcabcabcabc', 'distinct'],
+  ])('refuses a guessable SERVER_SECRET in production (%s), naming the variable', (secret, reason) => {
+    expect(() => loadConfig({ DATA_DIR: dataDir(), NODE_ENV: 'production', SERVER_SECRET: secret })).toThrow(/^SERVER_SECRET .*/);
+    expect(secretWeakness(secret)).toContain(reason);
+  });
+
+  it.each(['Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF', 'f3a9c21e8b4d60f5a2e19c7b3d8e0a4f', 'production-test-server-secret-0123456789'])(
+    'accepts random-looking secrets in production (%s)',
+    (secret) => {
+      expect(secretWeakness(secret)).toBeUndefined();
+      expect(loadConfig({ DATA_DIR: dataDir(), NODE_ENV: 'production', SERVER_SECRET: secret }).serverSecret.toString()).toBe(secret);
+    },
+  );
+
+  it('keeps accepting a long, patterned secret outside production (tests and laptops)', () => {
+    expect(() => loadConfig({ DATA_DIR: dataDir(), SERVER_SECRET: 's'.repeat(32) })).not.toThrow();
+  });
+
+  it('refuses to start the embedded database in production: DATABASE_URL is required', async () => {
+    const config = loadConfig({ DATA_DIR: dataDir(), NODE_ENV: 'production', SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF' });
+    await expect(locateDatabase(config, () => undefined)).rejects.toThrow(new ConfigError(
+      'DATABASE_URL is required when NODE_ENV=production (the embedded database is for development and tests)',
+    ));
+  });
+
   it('is secure by default in production: no insecure webhook URLs', () => {
-    const config = loadConfig({ DATA_DIR: dataDir(), NODE_ENV: 'production', SERVER_SECRET: 's'.repeat(32) });
+    const config = loadConfig({ DATA_DIR: dataDir(), NODE_ENV: 'production', SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF' });
     expect(config.webhookAllowInsecureUrls).toBe(false);
   });
 });

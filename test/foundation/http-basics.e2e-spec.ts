@@ -1,4 +1,9 @@
 import { Controller, Get, Module } from '@nestjs/common';
+import { HttpMetrics } from '../../src/observability/metrics.js';
+import { startMetricsServer } from '../../src/observability/metrics-server.js';
+import { freePort } from '../../src/shared/net/free-port.js';
+import { importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
+import { partnerClient } from '../fixtures/partner-client.js';
 import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
 
 let t: TestApp;
@@ -95,6 +100,109 @@ describe('an unexpected failure', () => {
       expect(response.body).not.toContain('partners');
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe('HTTP hygiene', () => {
+  it('every answer, errors included, says nosniff; no HSTS while the public origin is http', async () => {
+    for (const url of ['/health/live', '/v1/nowhere', '/docs/openapi.json']) {
+      const response = await t.inject({ method: 'GET', url });
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['strict-transport-security']).toBeUndefined();
+    }
+  });
+
+  it('Swagger UI has a content security policy that forbids framing; the API answers do not need one', async () => {
+    const docs = await t.inject({ method: 'GET', url: '/docs' });
+    expect(docs.statusCode).toBe(200);
+    expect(docs.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(docs.headers['content-security-policy']).toContain("default-src 'self'");
+    expect((await t.inject({ method: 'GET', url: '/health/live' })).headers['content-security-policy']).toBeUndefined();
+  });
+
+  it('a known path called with another method → 405 with Allow and the contract error body', async () => {
+    const response = await t.inject({ method: 'DELETE', url: '/health/live' });
+    expect(response.statusCode).toBe(405);
+    expect(response.headers.allow).toBe('GET, HEAD');
+    expect(response.json()).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('/health/live does not answer DELETE') });
+    const withParameters = await t.inject({ method: 'PUT', url: '/platform/v1/webhook-endpoints/abc' });
+    expect(withParameters.statusCode).toBe(405);
+    expect(withParameters.headers.allow).toBe('DELETE');
+    expect((await t.inject({ method: 'DELETE', url: '/v1/nowhere' })).statusCode).toBe(404);
+  });
+
+  it('201 answers carry the new resource\'s Location', async () => {
+    const token = await t.token(await t.partner({ scopes: ['platform:webhooks:manage'] }));
+    const endpoint = await t.inject({
+      method: 'POST',
+      url: '/platform/v1/webhook-endpoints',
+      headers: bearer(token),
+      payload: { url: 'https://93.184.215.14/hooks', events: ['novel.finished'] },
+    });
+    expect(endpoint.statusCode).toBe(201);
+    expect(endpoint.headers.location).toBe(`/platform/v1/webhook-endpoints/${endpoint.json().id}`);
+
+    await importCatalog(t, manifest([manifestNovel('located')]));
+    const client = await partnerClient(t);
+    await client.entitle('sub-located');
+    const opened = await client.call('POST', '/subscribers/sub-located/novels', { novel_id: 'located' });
+    expect(opened.statusCode).toBe(201);
+    expect(opened.headers.location).toBe('/v1/subscribers/sub-located/novels/located');
+    expect((await client.call('POST', '/subscribers/sub-located/novels', { novel_id: 'located' })).headers.location).toBeUndefined();
+  });
+});
+
+describe('operators\' metrics', () => {
+  it('counts tokens issued per surface and reports the webhook backlog and the pool', async () => {
+    await t.token(await t.partner());
+    const body = (await t.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(body).toMatch(/^tokens_issued_total\{surface="platform"\} [1-9]/m);
+    expect(body).toMatch(/^webhook_deliveries\{state="pending"\} \d+$/m);
+    expect(body).toMatch(/^webhook_deliveries\{state="failed"\} \d+$/m);
+    expect(body).toMatch(/^webhook_backlog_oldest_due_seconds \d/m);
+    expect(body).toMatch(/^db_pool_connections\{state="busy"\} \d+$/m);
+    expect(body).toMatch(/^db_pool_connections\{state="waiting"\} \d+$/m);
+  });
+
+  it('serves /metrics on METRICS_PORT instead of the service port', async () => {
+    const moved = await startTestApp({ METRICS_PORT: String(await freePort()) }, t.databaseUrl);
+    try {
+      expect((await moved.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(404);
+      const server = await startMetricsServer(moved.app.get(HttpMetrics), '127.0.0.1', moved.config.metricsPort as number);
+      try {
+        const scraped = await fetch(`http://127.0.0.1:${moved.config.metricsPort}/metrics`);
+        expect(scraped.status).toBe(200);
+        expect(await scraped.text()).toContain('http_requests_total');
+        expect((await fetch(`http://127.0.0.1:${moved.config.metricsPort}/health/live`)).status).toBe(404);
+      } finally {
+        server.close();
+      }
+    } finally {
+      await moved.close();
+    }
+  });
+});
+
+describe('behind https, with a tight rate limit', () => {
+  let secure: TestApp;
+  beforeAll(async () => {
+    secure = await startTestApp({ PUBLIC_BASE_URL: 'https://api.example.com', RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '1', METRICS_PORT: 'off' });
+  });
+  afterAll(() => secure.close());
+
+  it('counts 429 answers per surface; METRICS_PORT=off serves no metrics at all', async () => {
+    const token = await secure.token(await secure.partner());
+    const call = () => secure.inject({ method: 'GET', url: '/platform/v1/subscriber/s1/status', headers: bearer(token) });
+    const statuses = [(await call()).statusCode, (await call()).statusCode];
+    expect(statuses).toContain(429);
+    expect((await secure.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(404);
+    expect(await secure.app.get(HttpMetrics).render()).toMatch(/^http_rate_limited_total\{surface="platform"\} [1-9]/m);
+  });
+
+  it('every answer carries HSTS', async () => {
+    for (const url of ['/health/live', '/v1/nowhere']) {
+      expect((await secure.inject({ method: 'GET', url })).headers['strict-transport-security']).toBe('max-age=31536000');
     }
   });
 });

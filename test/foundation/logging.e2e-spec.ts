@@ -2,6 +2,8 @@ import { createTestDatabase } from '../support/test-database.js';
 import { buildOnce, runNode } from '../support/processes.js';
 import { freePort } from '../../src/shared/net/free-port.js';
 
+const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+
 /** Logs are JSON lines with a request id, and never carry a secret or a token. */
 test('request logs are structured and free of secrets and tokens', async () => {
   buildOnce();
@@ -28,7 +30,8 @@ test('request logs are structured and free of secrets and tokens', async () => {
     });
     token = ((await tokenResponse.json()) as { access_token: string }).access_token;
     expect(token).toMatch(/^ey/);
-    await fetch(`${origin}/platform/v1/subscriber/s1/status`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'trace-me-1' } });
+    await fetch(`${origin}/platform/v1/subscriber/s1/status`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'trace-me-1', traceparent: TRACEPARENT } });
+    await fetch(`${origin}/platform/v1/subscriber/s1/status`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'trace-me-2', traceparent: '00-00000000000000000000000000000000-00f067aa0ba902b7-01' } });
     await fetch(`${origin}/platform/v1/oauth2/token?client_secret=${encodeURIComponent(credential.client_secret)}`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -56,5 +59,16 @@ test('request logs are structured and free of secrets and tokens', async () => {
     .map((line) => JSON.parse(line))
     .filter((entry) => entry.reqId === 'trace-me-1');
   expect(requestLines.length).toBeGreaterThan(0);
-  expect(requestLines[0]).toMatchObject({ level: expect.any(Number), time: expect.any(String) });
+  expect(requestLines[0]).toMatchObject({
+    level: 'info',
+    time: expect.any(String),
+    client_id: credential.client_id,
+    partner_id: credential.partner_id,
+    trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
+    parent_span_id: '00f067aa0ba902b7',
+  });
+  // An invalid traceparent (all-zero trace id) is ignored, not refused.
+  const untraced = output.split('\n').filter((line) => line.includes('"trace-me-2"')).map((line) => JSON.parse(line));
+  expect(untraced[0]).toMatchObject({ res: { statusCode: 200 } });
+  expect(untraced[0]).not.toHaveProperty('trace_id');
 });

@@ -1,6 +1,7 @@
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { buildOnce, runNode, startService } from '../support/processes.js';
 import { freePort } from '../../src/shared/net/free-port.js';
@@ -20,17 +21,41 @@ describe('starting the service with nothing configured', () => {
   it('comes up on the embedded database, then stops it on SIGTERM; the next start reuses it', async () => {
     for (let run = 0; run < 2; run++) {
       const port = await freePort();
-      const service = runNode('dist/src/main.js', [], { PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
-      await service.waitForOutput(/Swagger UI/, 60_000);
-      expect(service.output()).toContain(`http://localhost:${port}/docs`);
-      expect(service.output()).toContain('npm run cli -- partner:create');
-      const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
-      expect(ready.status).toBe(200);
-      expect(existsSync(join(dataDir, 'pg', 'PG_VERSION'))).toBe(true);
-      service.child.kill('SIGTERM');
+      const service = runNode('dist/src/main.js', [], { PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info' });
+      try {
+        await service.waitForOutput(/--sandbox/, 60_000);
+        const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
+        expect(ready.status).toBe(200);
+      } finally {
+        service.child.kill('SIGTERM');
+      }
       expect(await service.exit()).toBe(0);
+      const output = service.output();
+      expect(output).toContain(`http://localhost:${port}/docs`);
+      // The exact command, in this DATA_DIR, and last: Nest's route lines are debug detail,
+      // and nothing else is logged between the banner and the first request.
+      expect(output).toContain(`DATA_DIR=${dataDir} npm run --silent cli -- partner:create --name "My company" --sandbox`);
+      expect(output).not.toContain('Mapped {');
+      const afterBanner = output.slice(output.indexOf('listening on')).split('\n').filter((line) => line.startsWith('{'));
+      expect(afterBanner[0]).toContain('/health/ready');
+      expect(existsSync(join(dataDir, 'pg', 'PG_VERSION'))).toBe(true);
       expect(existsSync(join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
     }
+  });
+
+  it('refuses to start in production without DATABASE_URL, in one line naming it', async () => {
+    const service = runNode('dist/src/main.js', [], { NODE_ENV: 'production', SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF', DATA_DIR: dataDir });
+    expect(await service.exit()).toBe(1);
+    expect(service.output().trim().split('\n')).toEqual([expect.stringContaining('DATABASE_URL is required when NODE_ENV=production')]);
+  });
+
+  it('reads .env from the working directory, under the variables already set', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'prl-dotenv-'));
+    writeFileSync(join(cwd, '.env'), `DATA_DIR=${dataDir}\nPORT=eighty\nSERVICES=chat\n`);
+    const run = spawnSync(process.execPath, [resolve('dist/src/main.js')], { cwd, env: { PATH: process.env.PATH, PORT: '0' }, encoding: 'utf8' });
+    rmSync(cwd, { recursive: true, force: true });
+    expect(run.status).toBe(1);
+    expect(run.stderr.trim()).toBe('Configuration error: SERVICES must list some of platform, reading, sandbox, kids, got "chat"');
   });
 
   it('refuses a bad configuration value with one line naming the variable', async () => {

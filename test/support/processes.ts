@@ -11,8 +11,8 @@ const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuf
 
 /**
  * Builds dist/ once per test run, as `npm start` would. Test files run in parallel
- * workers and `nest build` empties dist/ first, so a second build could pull files from
- * under a service another file is starting: callers take turns on a lock file, the first
+ * workers and a build rewrites dist/ in place, so a second build could replace files
+ * while a service another file is starting reads them: callers take turns on a lock file, the first
  * builds and leaves a marker for the run in dist/, the others find it and return.
  */
 export function buildOnce(): void {
@@ -33,7 +33,7 @@ export function buildOnce(): void {
   }
   try {
     if (!existsSync(marker)) {
-      execFileSync('npx', ['nest', 'build'], { stdio: 'ignore' });
+      execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'ignore' });
       writeFileSync(marker, '');
     }
     built = true;
@@ -53,7 +53,8 @@ export interface ServiceProcess {
 /** Runs the built service (dist/src/main.js) or CLI as a real child process. */
 export function runNode(script: string, args: string[], env: Record<string, string | undefined>): ServiceProcess {
   const child = spawn(process.execPath, [script, ...args], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    // ENV_FILE=none: a developer's own .env must not reach the processes under test.
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ENV_FILE: 'none', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

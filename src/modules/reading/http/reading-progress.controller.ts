@@ -12,6 +12,7 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { ErrorBodyDto } from '../../../shared/http/error-body.dto.js';
+import { setCreatedLocation } from '../../../shared/http/location.js';
 import { Extension } from '../../../shared/http/extension.decorator.js';
 import { novelIdPipe, subscriberIdPipe } from '../../../shared/http/identifiers.js';
 import { readingPaths } from '../../../shared/http/surfaces.js';
@@ -67,6 +68,7 @@ export class ReadingProgressController {
     const startedAt = body.started_at === undefined ? undefined : new Date(body.started_at);
     const { entry, created } = await this.reading.open(tenant, id, body.novel_id, startedAt);
     reply.status(created ? 201 : 200);
+    if (created) setCreatedLocation(reply, body.novel_id);
     return progressEntryDto(entry);
   }
 

@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, Header, HttpCode, Param, type PipeTransform, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, type PipeTransform, Post, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
@@ -13,6 +14,7 @@ import {
 import { ApiError } from '../../../shared/errors/api-error.js';
 import { ErrorBodyDto } from '../../../shared/http/error-body.dto.js';
 import { Extension } from '../../../shared/http/extension.decorator.js';
+import { setCreatedLocation } from '../../../shared/http/location.js';
 import { platformPath } from '../../../shared/http/surfaces.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentTenant, RequireScopes } from '../../identity/index.js';
@@ -63,8 +65,13 @@ export class WebhooksController {
   @ApiCreatedResponse({ type: WebhookEndpointWithSecretDto })
   @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: url refused (not https, not public, not port 443 or 8443) or events invalid' })
   @ApiConflictResponse({ type: ErrorBodyDto, description: 'endpoint_limit_reached: the environment already has 10 endpoints' })
-  async create(@CurrentTenant() tenant: Tenant, @Body() body: CreateWebhookEndpointDto): Promise<WebhookEndpointWithSecretDto> {
+  async create(
+    @CurrentTenant() tenant: Tenant,
+    @Body() body: CreateWebhookEndpointDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<WebhookEndpointWithSecretDto> {
     const { endpoint, secret } = await this.endpoints.create(tenant, body.url, body.events);
+    setCreatedLocation(reply, endpoint.id);
     return { ...toDto(endpoint), secret };
   }
 

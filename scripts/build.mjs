@@ -1,0 +1,33 @@
+// Plain Node on purpose: it decides whether the TypeScript toolchain is needed at all.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * `npm run build` compiles src/ into dist/ (Nest CLI with SWC). With `--if-stale`, as
+ * `npm start` and `npm run cli` call it, it does nothing when dist/ is newer than every
+ * input, so a CLI call on a built tree costs one directory walk instead of a compile.
+ * dist/ is never emptied first (nest-cli.json), so a service already running from it
+ * keeps its files while another command rebuilds.
+ */
+const STAMP = 'dist/.build-stamp';
+const INPUTS = ['src', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', '.swcrc'];
+
+function newestMtime(path) {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = stat.mtimeMs; // a deleted or renamed file changes its directory's mtime
+  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
+  return newest;
+}
+
+const stampTime = existsSync(STAMP) ? statSync(STAMP).mtimeMs : 0;
+if (process.argv.includes('--if-stale') && stampTime >= Math.max(...INPUTS.map(newestMtime))) process.exit(0);
+
+// The stamp takes the time the build started: a source saved during the build is newer.
+const started = new Date();
+const build = spawnSync(process.execPath, ['node_modules/@nestjs/cli/bin/nest.js', 'build'], { stdio: ['ignore', 2, 2] });
+if (build.status !== 0) process.exit(build.status ?? 1);
+writeFileSync(STAMP, '');
+utimesSync(STAMP, started, started);

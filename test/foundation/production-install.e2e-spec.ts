@@ -1,0 +1,58 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { freePort } from '../../src/shared/net/free-port.js';
+import { buildOnce, runNode } from '../support/processes.js';
+import { createTestDatabase } from '../support/test-database.js';
+
+/**
+ * What the container image runs, outside a container: the built dist/ in a copy of the
+ * project with production dependencies only (`npm install --omit=dev`), started with
+ * `NODE_ENV=production` against PostgreSQL. A runtime import of a devDependency, or a
+ * file the service reads that the copy lacks, fails here. The one slow test: it installs
+ * packages from the registry.
+ */
+const INSTALL_TIMEOUT_MS = 300_000;
+const SECRET = 'prod-install-Secret-7f3a9c21e8b4d60f5a2e19c7b3d8';
+
+describe('a production install', () => {
+  const copy = mkdtempSync(join(tmpdir(), 'prl-prod-'));
+  chmodSync(copy, 0o755);
+  let databaseUrl: string;
+
+  beforeAll(async () => {
+    buildOnce();
+    for (const path of ['dist', 'catalog', 'package.json', 'package-lock.json']) cpSync(path, join(copy, path), { recursive: true });
+    execFileSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund'], { cwd: copy, stdio: 'ignore' });
+    databaseUrl = await createTestDatabase();
+  }, INSTALL_TIMEOUT_MS);
+  afterAll(() => rmSync(copy, { recursive: true, force: true }));
+
+  it('starts with NODE_ENV=production, answers readiness and issues a token', async () => {
+    const env = { NODE_ENV: 'production', DATABASE_URL: databaseUrl, SERVER_SECRET: SECRET, DATA_DIR: join(copy, 'data'), LOG_LEVEL: 'warn' };
+    const cli = runNode(resolve(copy, 'dist/src/cli.js'), ['partner:create', '--name', 'Prod Install'], env);
+    let stdout = '';
+    cli.child.stdout!.on('data', (chunk) => (stdout += chunk));
+    expect(await cli.exit()).toBe(0);
+    const { client_id, client_secret } = JSON.parse(stdout);
+
+    const port = await freePort();
+    const service = runNode(resolve(copy, 'dist/src/main.js'), [], { ...env, HOST: '127.0.0.1', PORT: String(port) });
+    try {
+      await service.waitForOutput(/Swagger UI/, 60_000);
+      const origin = `http://127.0.0.1:${port}`;
+      expect((await fetch(`${origin}/health/ready`)).status).toBe(200);
+      const token = await fetch(`${origin}/platform/v1/oauth2/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id, client_secret }),
+      });
+      expect(token.status).toBe(200);
+      expect(await token.json()).toMatchObject({ access_token: expect.any(String), token_type: 'Bearer' });
+    } finally {
+      service.child.kill('SIGTERM');
+      expect(await service.exit()).toBe(0);
+    }
+  });
+});
