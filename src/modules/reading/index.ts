@@ -2,6 +2,7 @@ export { ReadingModule } from './reading.module.js';
 export { ChapterReleaseService } from './application/chapter-release.service.js';
 export { ReadingProgressService } from './application/reading-progress.service.js';
 export { ReadingLifecycleHooks, type NovelRemovalHook } from './application/reading-lifecycle-hooks.js';
-export type { ChapterRelease } from './domain/novel-progress.js';
+export { unlockedChapters, type ChapterRelease, type NovelProgress } from './domain/novel-progress.js';
+export { SubscriberQueryDto } from './http/reading.dto.js';
 export { chapterLocked, notReleasedReason } from './domain/reading-errors.js';
 export { READING_ENTITIES } from './infrastructure/reading.entities.js';

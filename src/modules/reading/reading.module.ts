@@ -2,10 +2,8 @@ import { Module } from '@nestjs/common';
 import { AnalyticsModule } from '../analytics/index.js';
 import { CatalogModule } from '../catalog/index.js';
 import { EntitlementsModule } from '../entitlements/index.js';
-import { WebhooksModule } from '../webhooks/index.js';
 import { ChapterReadingService } from './application/chapter-reading.service.js';
 import { ChapterReleaseService } from './application/chapter-release.service.js';
-import { EndingsService } from './application/endings.service.js';
 import { ReadingLifecycleHooks } from './application/reading-lifecycle-hooks.js';
 import { ReadingProgressService } from './application/reading-progress.service.js';
 import { ReadingProgressRepository } from './domain/reading-progress.repository.js';
@@ -13,15 +11,14 @@ import { NovelReadingController } from './http/novel-reading.controller.js';
 import { ReadingProgressController } from './http/reading-progress.controller.js';
 import { TypeOrmReadingProgressRepository } from './infrastructure/typeorm-reading-progress.repository.js';
 
-/** Subscribers reading novels: the lifecycle, release state, chapter text and endings (DECISIONS 7, 8, 10). */
+/** Subscribers reading novels: the lifecycle, release state and chapter text (DECISIONS 7, 8, 10); endings build on it. */
 @Module({
-  imports: [CatalogModule, EntitlementsModule, AnalyticsModule, WebhooksModule],
+  imports: [CatalogModule, EntitlementsModule, AnalyticsModule],
   controllers: [ReadingProgressController, NovelReadingController],
   providers: [
     { provide: ReadingProgressRepository, useClass: TypeOrmReadingProgressRepository },
     ChapterReleaseService,
     ChapterReadingService,
-    EndingsService,
     ReadingLifecycleHooks,
     ReadingProgressService,
   ],

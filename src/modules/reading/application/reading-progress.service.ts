@@ -85,6 +85,21 @@ export class ReadingProgressService {
     });
   }
 
+  /**
+   * The subscriber's progress on a novel, read under the subscriber's lifecycle lock (held
+   * until the caller's transaction ends): call it inside UnitOfWork.run, so that a choice
+   * of ending cannot race an open or a remove of the same subscriber.
+   */
+  async lockedProgress(tenant: Tenant, subscriberId: string, novelId: string): Promise<NovelProgress | null> {
+    await this.progress.lockSubscriber(tenant, subscriberId);
+    return this.progress.find(tenant, subscriberId, novelId);
+  }
+
+  /** Records the chosen ending; the caller holds the lock of lockedProgress. */
+  finish(tenant: Tenant, subscriberId: string, novelId: string, choiceId: string, finishedAt: Date): Promise<void> {
+    return this.progress.finish(tenant, subscriberId, novelId, choiceId, finishedAt);
+  }
+
   /** Every published novel the subscriber has opened, newest first: three queries whatever their number. */
   async readingProgress(tenant: Tenant, subscriberId: string): Promise<ReadingProgress> {
     const [rows, features] = await Promise.all([this.progress.listForSubscriber(tenant, subscriberId), this.entitlements.features(tenant, subscriberId)]);

@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined, IsISO8601, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { IsDefined, IsISO8601, IsOptional, IsString, Matches } from 'class-validator';
 import { IsNovelId, IsSubscriberId } from '../../../shared/http/identifiers.js';
 import type { ProgressEntry, ReadingProgress } from '../application/reading-progress.service.js';
-import type { EndingsState } from '../application/endings.service.js';
 import type { ChapterListing } from '../application/chapter-reading.service.js';
 
 const STARTED_AT_RULE = 'started_at must be an ISO 8601 date-time with a time zone, e.g. 2026-03-10T12:00:00Z';
@@ -37,20 +36,6 @@ export class OpenNovelDto {
   started_at?: string;
 }
 
-export class ChooseEndingDto {
-  @ApiProperty({ example: 'sub-42' })
-  @IsDefined({ message: 'subscriber_id is required' })
-  @IsString({ message: 'subscriber_id must be a string' })
-  @IsSubscriberId()
-  subscriber_id: string;
-
-  @ApiProperty({ example: 'stay' })
-  @IsDefined({ message: 'choice_id is required' })
-  @IsString({ message: 'choice_id must be a string' })
-  @Length(1, 100, { message: 'choice_id must be 1 to 100 characters' })
-  choice_id: string;
-}
-
 export class ProgressEntryDto {
   @ApiProperty() novel_id: string;
   @ApiProperty() title: string;
@@ -81,20 +66,6 @@ export class ChapterListingDto {
   @ApiProperty() novel_id: string;
   @ApiProperty() total_chapters: number;
   @ApiProperty({ type: [ChapterEntryDto] }) chapters: ChapterEntryDto[];
-}
-
-export class ChoiceDto {
-  @ApiProperty() choice_id: string;
-  @ApiProperty({ description: 'May be a spoiler, hence gated.' }) label: string;
-  @ApiProperty() ending: string;
-  @ApiProperty() sort_order: number;
-}
-
-export class EndingsStateDto {
-  @ApiProperty() novel_id: string;
-  @ApiProperty({ description: 'false until the last chapter is released for the subscriber.' }) available: boolean;
-  @ApiPropertyOptional({ description: 'Absent while none is chosen.' }) chosen_choice_id?: string;
-  @ApiProperty({ type: [ChoiceDto], description: 'Empty while available is false.' }) choices: ChoiceDto[];
 }
 
 export class ChapterContentDto {
@@ -133,11 +104,4 @@ export const chapterListingDto = ({ novel, chapters }: ChapterListing): ChapterL
     ...(release && { status: release.status }),
     ...(release?.unlocksAt && { unlocks_at: release.unlocksAt.toISOString() }),
   })),
-});
-
-export const endingsStateDto = (state: EndingsState): EndingsStateDto => ({
-  novel_id: state.novelId,
-  available: state.available,
-  ...(state.chosenChoiceId !== null && { chosen_choice_id: state.chosenChoiceId }),
-  choices: state.choices.map((e) => ({ choice_id: e.choiceId, label: e.label, ending: e.ending, sort_order: e.sortOrder })),
 });
