@@ -1,4 +1,4 @@
-import { ApiError } from '../../../shared/errors/api-error.js';
+import { DomainError } from '../../../shared/errors/domain-error.js';
 
 /** What the reader's progress says about a choice of ending. */
 export interface ChoiceContext {
@@ -21,16 +21,16 @@ export function decideChoice(context: ChoiceContext, choiceId: string): 'repeat'
   const { novelId, subscriberId } = context;
   if (context.chosenChoiceId === choiceId) return 'repeat';
   if (!context.finished && !context.lastChapterReleased) {
-    throw new ApiError('endings_not_available', `The endings of novel "${novelId}" are available once its last chapter is released for the subscriber.`);
+    throw new DomainError('endings_not_available', `The endings of novel "${novelId}" are available once its last chapter is released for the subscriber.`);
   }
   if (!context.endingIds.includes(choiceId)) {
-    throw new ApiError('invalid_request', `choice_id "${choiceId}" is not an ending of novel "${novelId}" (GET /novels/${novelId}/choices lists them).`);
+    throw new DomainError('invalid_request', `choice_id "${choiceId}" is not an ending of novel "${novelId}" (GET /novels/${novelId}/choices lists them).`);
   }
   if (context.finished) {
-    throw new ApiError('ending_already_chosen', `Subscriber "${subscriberId}" already chose the ending "${context.chosenChoiceId}" of novel "${novelId}".`);
+    throw new DomainError('ending_already_chosen', `Subscriber "${subscriberId}" already chose the ending "${context.chosenChoiceId}" of novel "${novelId}".`);
   }
   return 'finish';
 }
 
 export const novelNotStarted = (subscriberId: string, novelId: string) =>
-  new ApiError('novel_not_started', `Subscriber "${subscriberId}" has not opened novel "${novelId}".`);
+  new DomainError('novel_not_started', `Subscriber "${subscriberId}" has not opened novel "${novelId}".`);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '../../../shared/errors/api-error.js';
+import { DomainError } from '../../../shared/errors/domain-error.js';
 import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { ActivityRecorder, type ReadingActivity } from '../../analytics/index.js';
@@ -63,7 +63,7 @@ export class ReadingProgressService {
       if (existing) return { entry: entryOf(existing), created: false };
       const active = await this.activeNovels(tenant, subscriberId);
       if (active.length >= ACTIVE_NOVEL_LIMIT) {
-        throw new ApiError(
+        throw new DomainError(
           'active_novel_limit_reached',
           `Subscriber "${subscriberId}" already has ${ACTIVE_NOVEL_LIMIT} unfinished novels (${active.map((n) => n.id).join(', ')}): finish or remove one first.`,
         );
@@ -78,7 +78,7 @@ export class ReadingProgressService {
     await this.unitOfWork.run(async () => {
       await this.progress.lockSubscriber(tenant, subscriberId);
       const existing = await this.progress.find(tenant, subscriberId, novelId);
-      if (!existing) throw new ApiError('not_found', `Subscriber "${subscriberId}" has not opened novel "${novelId}".`);
+      if (!existing) throw new DomainError('not_found', `Subscriber "${subscriberId}" has not opened novel "${novelId}".`);
       if (existing.finishedAt) throw alreadyFinished(novelId);
       await this.progress.delete(tenant, subscriberId, novelId);
       await this.hooks.novelRemoved(tenant, subscriberId, novelId);
