@@ -4,5 +4,5 @@ export { ReadingProgressService } from './application/reading-progress.service.j
 export { ReadingLifecycleHooks, type NovelRemovalHook } from './application/reading-lifecycle-hooks.js';
 export { unlockedChapters, type ChapterRelease, type NovelProgress } from './domain/novel-progress.js';
 export { SubscriberQueryDto } from './http/reading.dto.js';
-export { chapterLocked, notReleasedReason } from './domain/reading-errors.js';
+export { chapterLocked, notEntitled, notReleasedReason } from './domain/reading-errors.js';
 export { READING_ENTITIES } from './infrastructure/reading.entities.js';

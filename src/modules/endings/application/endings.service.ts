@@ -3,7 +3,7 @@ import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CatalogService, type Ending, type Novel } from '../../catalog/index.js';
 import { EntitlementsService } from '../../entitlements/index.js';
-import { ChapterReleaseService, ReadingProgressService, unlockedChapters, type NovelProgress } from '../../reading/index.js';
+import { ChapterReleaseService, notEntitled, ReadingProgressService, unlockedChapters, type NovelProgress } from '../../reading/index.js';
 import { WebhookEventPublisher } from '../../webhooks/index.js';
 import { decideChoice, novelNotStarted } from '../domain/ending-choice.js';
 
@@ -44,11 +44,13 @@ export class EndingsService {
   /**
    * Chooses the ending and finishes the novel. finished_at and the novel.finished event
    * are written in one transaction: the event exists if and only if the novel finished.
-   * Repeating the same choice answers the same state and emits nothing.
+   * Repeating the same choice answers the same state and emits nothing. Only a subscriber
+   * with an active reading entitlement may choose: a canceled one concludes nothing.
    */
   async choose(tenant: Tenant, novelId: string, subscriberId: string, choiceId: string): Promise<EndingsState> {
     const novel = await this.catalog.publishedNovel(tenant.environment, novelId);
-    const [endings, { earlyAccess }] = await Promise.all([this.catalog.endings(tenant.environment, novel), this.entitlements.features(tenant, subscriberId)]);
+    const [endings, { reading, earlyAccess }] = await Promise.all([this.catalog.endings(tenant.environment, novel), this.entitlements.features(tenant, subscriberId)]);
+    if (!reading) throw notEntitled(subscriberId);
     await this.unitOfWork.run(async () => {
       const progress = await this.reading.lockedProgress(tenant, subscriberId, novelId);
       if (!progress) throw novelNotStarted(subscriberId, novelId);

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiConflictResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ErrorBodyDto } from '../../../shared/http/error-body.dto.js';
 import { Extension } from '../../../shared/http/extension.decorator.js';
 import { novelIdPipe } from '../../../shared/http/identifiers.js';
@@ -34,10 +34,11 @@ export class EndingsController {
   @Extension()
   @ApiOperation({
     summary: 'Choose the ending and finish the novel',
-    description: 'Sets chosen_choice_id and finished_at and emits novel.finished in the same transaction. Repeating the same choice answers 200 and emits nothing.',
+    description: 'Needs an active reading entitlement. Sets chosen_choice_id and finished_at and emits novel.finished in the same transaction. Repeating the same choice answers 200 and emits nothing.',
   })
   @ApiOkResponse({ type: EndingsStateDto })
   @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: malformed body or unknown choice_id' })
+  @ApiForbiddenResponse({ type: ErrorBodyDto, description: 'subscriber_not_entitled: no active textapp or audioapp entitlement' })
   @ApiNotFoundResponse(NOVEL_NOT_FOUND)
   @ApiConflictResponse({ type: ErrorBodyDto, description: 'novel_not_started, endings_not_available, ending_already_chosen' })
   async choose(@CurrentTenant() tenant: Tenant, @novelId() id: string, @Body() body: ChooseEndingDto): Promise<EndingsStateDto> {
