@@ -8,7 +8,7 @@ export const BILLING_NOTE =
 export interface BillingUsage {
   product: Product;
   period: string;
-  active_count: number;
+  activeCount: number;
   note: string;
 }
 
@@ -22,7 +22,7 @@ export class BillingService {
 
   async usage(tenant: Tenant, product: Product, period = currentPeriod()): Promise<BillingUsage> {
     const activeCount = await this.entitlements.countActive(tenant, product);
-    return { product, period, active_count: activeCount, note: BILLING_NOTE };
+    return { product, period, activeCount, note: BILLING_NOTE };
   }
 }
 

@@ -5,7 +5,7 @@ import { platformPath } from '../../../shared/http/surfaces.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentTenant, RequireScopes } from '../../identity/index.js';
 import { BillingService } from '../application/billing.service.js';
-import { BillingUsageDto, BillingUsageQueryDto } from './billing.dto.js';
+import { BillingUsageDto, billingUsageDto, BillingUsageQueryDto } from './billing.dto.js';
 
 @ApiTags('Platform: billing')
 @Controller(platformPath())
@@ -17,7 +17,7 @@ export class BillingController {
   @ApiOperation({ summary: 'Active entitlements per product (v1: no per-period history, see note)' })
   @ApiOkResponse({ type: BillingUsageDto })
   @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: product missing or invalid, period not YYYY-MM' })
-  usage(@CurrentTenant() tenant: Tenant, @Query() query: BillingUsageQueryDto): Promise<BillingUsageDto> {
-    return this.billing.usage(tenant, query.product, query.period);
+  async usage(@CurrentTenant() tenant: Tenant, @Query() query: BillingUsageQueryDto): Promise<BillingUsageDto> {
+    return billingUsageDto(await this.billing.usage(tenant, query.product, query.period));
   }
 }

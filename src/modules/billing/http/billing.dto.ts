@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsIn, IsOptional, Matches } from 'class-validator';
 import { PRODUCTS, type Product } from '../../entitlements/index.js';
+import type { BillingUsage } from '../application/billing.service.js';
 
 export class BillingUsageQueryDto {
   @ApiProperty({ enum: PRODUCTS })
@@ -20,3 +21,10 @@ export class BillingUsageDto {
   @ApiProperty({ description: "Count of the partner's active entitlements for the product." }) active_count: number;
   @ApiProperty() note: string;
 }
+
+export const billingUsageDto = (usage: BillingUsage): BillingUsageDto => ({
+  product: usage.product,
+  period: usage.period,
+  active_count: usage.activeCount,
+  note: usage.note,
+});

@@ -7,7 +7,7 @@ import { readingPaths } from '../../../shared/http/surfaces.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentTenant, RequireScopes } from '../../identity/index.js';
 import { ChapterReadingService } from '../application/chapter-reading.service.js';
-import { ChapterContentDto, ChapterListingDto, chapterListingDto, OptionalSubscriberQueryDto, SubscriberQueryDto } from './reading.dto.js';
+import { ChapterContentDto, chapterContentDto, ChapterListingDto, chapterListingDto, OptionalSubscriberQueryDto, SubscriberQueryDto } from './reading.dto.js';
 
 const novelId = () => Param('id', novelIdPipe());
 const NOVEL_NOT_FOUND = { type: ErrorBodyDto, description: 'invalid_request: novel does not exist or was removed' };
@@ -44,7 +44,6 @@ export class NovelReadingController {
     @Param('chapterNumber', chapterNumberPipe()) chapterNumber: number,
     @Query() query: SubscriberQueryDto,
   ): Promise<ChapterContentDto> {
-    const chapter = await this.chapters.content(tenant, id, chapterNumber, query.subscriber_id);
-    return { novel_id: id, chapter_number: chapter.number, title: chapter.title, format: 'markdown', body: chapter.body };
+    return chapterContentDto(id, await this.chapters.content(tenant, id, chapterNumber, query.subscriber_id));
   }
 }

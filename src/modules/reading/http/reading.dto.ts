@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsISO8601, IsOptional, IsString, Matches } from 'class-validator';
 import { IsNovelId, IsSubscriberId } from '../../../shared/http/identifiers.js';
 import type { ProgressEntry, ReadingProgress } from '../application/reading-progress.service.js';
+import type { Chapter } from '../../catalog/index.js';
 import type { ChapterListing } from '../application/chapter-reading.service.js';
 
 const STARTED_AT_RULE = 'started_at must be an ISO 8601 date-time with a time zone, e.g. 2026-03-10T12:00:00Z';
@@ -104,4 +105,12 @@ export const chapterListingDto = ({ novel, chapters }: ChapterListing): ChapterL
     ...(release && { status: release.status }),
     ...(release?.unlocksAt && { unlocks_at: release.unlocksAt.toISOString() }),
   })),
+});
+
+export const chapterContentDto = (novelId: string, chapter: Chapter): ChapterContentDto => ({
+  novel_id: novelId,
+  chapter_number: chapter.number,
+  title: chapter.title,
+  format: 'markdown',
+  body: chapter.body,
 });
