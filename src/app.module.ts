@@ -6,6 +6,7 @@ import { AnalyticsModule } from './modules/analytics/index.js';
 import { AudioModule } from './modules/audio/index.js';
 import { BillingModule } from './modules/billing/index.js';
 import { CatalogModule } from './modules/catalog/index.js';
+import { EndingsModule } from './modules/endings/index.js';
 import { EntitlementsModule } from './modules/entitlements/index.js';
 import { IdentityModule } from './modules/identity/index.js';
 import { KidsEngagementModule } from './modules/kids-engagement/index.js';
@@ -39,6 +40,7 @@ export class AppModule {
         BillingModule,
         CatalogModule,
         ReadingModule,
+        EndingsModule,
         PlaybackModule,
         AnalyticsModule,
         KidsEngagementModule,

@@ -1,15 +1,15 @@
 import fc from 'fast-check';
 import { engagementWindow } from '../../src/modules/analytics/domain/engagement-report.js';
 import { isoDate, MAX_WINDOW_DAYS, reportingWindow } from '../../src/modules/analytics/domain/reporting-window.js';
-import { ApiError } from '../../src/shared/errors/api-error.js';
+import { DomainError } from '../../src/shared/errors/domain-error.js';
 
 const DAY_MS = 86_400_000;
 
-function refusal(run: () => unknown): ApiError {
+function refusal(run: () => unknown): DomainError {
   try {
     run();
   } catch (error) {
-    if (error instanceof ApiError) return error;
+    if (error instanceof DomainError) return error;
     throw error;
   }
   throw new Error('expected an invalid_request refusal');
@@ -19,8 +19,8 @@ describe('reporting window', () => {
   it('accepts 366 days counting both ends and refuses 367', () => {
     expect(reportingWindow('2024-01-01', '2024-12-31')).toMatchObject({ start: '2024-01-01', end: '2024-12-31' });
     const tooLong = refusal(() => reportingWindow('2024-01-01', '2025-01-01'));
-    expect(tooLong.body).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('367 days') });
-    expect(tooLong.status).toBe(400);
+    expect(tooLong.kind).toBe('invalid_request');
+    expect(tooLong.description).toContain('367 days');
   });
 
   it('accepts a single day and refuses an end before the start', () => {

@@ -18,19 +18,19 @@ describe("children's summary suppression", () => {
   it('withholds every figure at 29 active accounts and gives them at 30', () => {
     expect(MIN_SAMPLE_THRESHOLD).toBe(30);
     expect(kidsEngagementSummary(window, { activeAccounts: 29, accountsWithActivity: 29, storiesCompleted: 40, minutesRead: 900 }, generatedAt)).toEqual({
-      period_start: '2026-10-01',
-      period_end: '2026-10-31',
-      active_accounts: null,
-      stories_completed: null,
-      avg_minutes_per_active_account: null,
-      min_sample_threshold: 30,
+      periodStart: '2026-10-01',
+      periodEnd: '2026-10-31',
+      activeAccounts: null,
+      storiesCompleted: null,
+      avgMinutesPerActiveAccount: null,
+      minSampleThreshold: 30,
       suppressed: true,
-      generated_at: '2026-11-01T12:00:00.000Z',
+      generatedAt: new Date('2026-11-01T12:00:00.000Z'),
     });
     expect(kidsEngagementSummary(window, { activeAccounts: 30, accountsWithActivity: 30, storiesCompleted: 40, minutesRead: 900 }, generatedAt)).toMatchObject({
-      active_accounts: 30,
-      stories_completed: 40,
-      avg_minutes_per_active_account: 30,
+      activeAccounts: 30,
+      storiesCompleted: 40,
+      avgMinutesPerActiveAccount: 30,
       suppressed: false,
     });
   });
@@ -59,8 +59,8 @@ describe("children's summary suppression", () => {
     fc.assert(
       fc.property(fc.integer({ min: MIN_SAMPLE_THRESHOLD, max: 1e6 }), measures, (activeAccounts, rest) => {
         const summary = kidsEngagementSummary(window, { activeAccounts, ...rest }, generatedAt);
-        expect(summary).toMatchObject({ suppressed: false, active_accounts: activeAccounts, stories_completed: rest.storiesCompleted });
-        expect(summary.avg_minutes_per_active_account).toBeCloseTo(rest.minutesRead / activeAccounts, 2);
+        expect(summary).toMatchObject({ suppressed: false, activeAccounts: activeAccounts, storiesCompleted: rest.storiesCompleted });
+        expect(summary.avgMinutesPerActiveAccount).toBeCloseTo(rest.minutesRead / activeAccounts, 2);
       }),
     );
   });

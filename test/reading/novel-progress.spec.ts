@@ -1,4 +1,4 @@
-import { ApiError } from '../../src/shared/errors/api-error.js';
+import { DomainError } from '../../src/shared/errors/domain-error.js';
 import { chapterRelease, chapterStatus, startInstant, unlockedChapters, type NovelProgress } from '../../src/modules/reading/domain/novel-progress.js';
 
 const now = new Date('2026-03-12T12:00:00Z');
@@ -39,7 +39,7 @@ describe('the start of a novel', () => {
   });
 
   it('refuses started_at on live, and a future started_at anywhere', () => {
-    expect(() => startInstant('live', new Date('2026-01-01T00:00:00Z'), now)).toThrow(ApiError);
+    expect(() => startInstant('live', new Date('2026-01-01T00:00:00Z'), now)).toThrow(DomainError);
     expect(() => startInstant('sandbox', new Date('2026-03-12T12:00:01Z'), now)).toThrow(/past instant/);
   });
 });

@@ -126,7 +126,7 @@ const ROWS: Row[] = [
     method: 'POST',
     path: () => `/novels/${FINISHED}/choices`,
     body: (v) => ({ subscriber_id: v.subscriberId, choice_id: 'leave' }),
-    stranger: { status: 409, body: error('novel_not_started') },
+    stranger: { status: 403, body: error('subscriber_not_entitled') },
   },
   {
     name: 'chapter text',

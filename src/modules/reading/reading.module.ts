@@ -7,7 +7,6 @@ import { ChapterReadingService } from './application/chapter-reading.service.js'
 import { ChapterUnlockScheduleService } from './application/chapter-unlock-schedule.service.js';
 import { ChapterUnlockJob } from './application/chapter-unlock.job.js';
 import { ChapterReleaseService } from './application/chapter-release.service.js';
-import { EndingsService } from './application/endings.service.js';
 import { ReadingLifecycleHooks } from './application/reading-lifecycle-hooks.js';
 import { ReadingProgressService } from './application/reading-progress.service.js';
 import { ReadingProgressRepository } from './domain/reading-progress.repository.js';
@@ -17,7 +16,7 @@ import { ReadingProgressController } from './http/reading-progress.controller.js
 import { PgUnlockScheduleRepository } from './infrastructure/pg-unlock-schedule.repository.js';
 import { TypeOrmReadingProgressRepository } from './infrastructure/typeorm-reading-progress.repository.js';
 
-/** Subscribers reading novels: the lifecycle, release state and its notifications, chapter text and endings (DECISIONS 7, 8, 10, 23). */
+/** Subscribers reading novels: the lifecycle, release state and its notifications (chapter.unlocked), chapter text (DECISIONS 7, 8, 10, 23); endings build on it. */
 @Module({
   imports: [CatalogModule, EntitlementsModule, AnalyticsModule, WebhooksModule],
   controllers: [ReadingProgressController, NovelReadingController],
@@ -28,7 +27,6 @@ import { TypeOrmReadingProgressRepository } from './infrastructure/typeorm-readi
     ChapterUnlockJob,
     ChapterReleaseService,
     ChapterReadingService,
-    EndingsService,
     ReadingLifecycleHooks,
     ReadingProgressService,
   ],

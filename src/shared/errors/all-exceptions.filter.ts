@@ -2,9 +2,10 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../persistence/database-errors.js';
 import { ApiError } from './api-error.js';
+import { DomainError } from './domain-error.js';
 
 /**
- * The one place where failures become answers. Whatever was thrown (our ApiError, a Nest
+ * The one place where failures become answers. Whatever was thrown (a DomainError or ApiError, a Nest
  * HttpException, an error from Fastify's body parsing, or a bug), the caller receives the
  * contract's error body with the status of DECISIONS 5, and never anything internal.
  */
@@ -33,7 +34,7 @@ interface FrameworkError {
 }
 
 export function toApiError(exception: unknown, request?: FastifyRequest): ApiError {
-  if (exception instanceof ApiError) return exception;
+  if (exception instanceof DomainError) return ApiError.from(exception);
   if (exception instanceof HttpException) return fromHttpException(exception, request);
   if (isDatabaseUnavailable(exception)) {
     return new ApiError('temporarily_unavailable', 'The service cannot reach its database. Retry shortly.', { 'Retry-After': '5' });

@@ -1,5 +1,9 @@
+import { DomainError, type ErrorKind } from './domain-error.js';
+
+export { invalidRequest, novelNotFound, type ErrorKind } from './domain-error.js';
+
 /**
- * Every failure the service reports, with the HTTP status and the contract's `error` code
+ * Every kind of failure, with the HTTP status and the contract's `error` code
  * it answers with (DECISIONS 5). Keys are what went wrong; several share a contract code
  * (a missing novel is a 404 `invalid_request`, a bad field a 400 `invalid_request`).
  * Adding a kind without its status and code does not compile.
@@ -33,9 +37,7 @@ export const ERROR_KINDS = {
   rate_limited: { status: 429, error: 'rate_limited' },
   temporarily_unavailable: { status: 503, error: 'temporarily_unavailable' },
   server_error: { status: 500, error: 'server_error' },
-} as const satisfies Record<string, { status: number; error: string }>;
-
-export type ErrorKind = keyof typeof ERROR_KINDS;
+} as const satisfies Record<ErrorKind, { status: number; error: string }>;
 
 /** The contract's error body (RFC 6749 section 5.2 style). */
 export interface ErrorBody {
@@ -44,18 +46,23 @@ export interface ErrorBody {
 }
 
 /**
- * A failure to report to the caller. Domain code throws it with the kind of failure and a
- * description meant for a partner's engineer; the global filter turns it into the answer.
+ * A failure as the HTTP layer answers it: a domain error's kind and description, plus
+ * response headers some answers need. Guards and the error filter use it; domain code
+ * throws DomainError and never sees a status.
  */
-export class ApiError extends Error {
+export class ApiError extends DomainError {
   constructor(
-    readonly kind: ErrorKind,
-    readonly description: string,
+    kind: ErrorKind,
+    description: string,
     /** Extra response headers, such as `WWW-Authenticate` or `Retry-After`. */
     readonly headers: Readonly<Record<string, string>> = {},
   ) {
-    super(description);
+    super(kind, description);
     this.name = 'ApiError';
+  }
+
+  static from(error: DomainError): ApiError {
+    return error instanceof ApiError ? error : new ApiError(error.kind, error.description);
   }
 
   get status(): number {
@@ -66,8 +73,3 @@ export class ApiError extends Error {
     return { error: ERROR_KINDS[this.kind].error, error_description: this.description };
   }
 }
-
-export const invalidRequest = (description: string) => new ApiError('invalid_request', description);
-
-export const novelNotFound = (novelId: string) =>
-  new ApiError('novel_not_found', `Novel "${novelId}" does not exist or was removed from the catalog.`);

@@ -1,15 +1,10 @@
 import type { PipeTransform } from '@nestjs/common';
 import { Matches } from 'class-validator';
 import { invalidRequest } from '../errors/api-error.js';
+import { NOVEL_ID_PATTERN, NOVEL_ID_RULE, SUBSCRIBER_ID_PATTERN, SUBSCRIBER_ID_RULE } from '../identifiers.js';
 import { matchingPipe } from './validation.js';
 
-/** DECISIONS 19: the partner's subscriber identifiers and our novel slugs. */
-export const SUBSCRIBER_ID_PATTERN = /^[A-Za-z0-9._:@-]{1,128}$/;
-export const SUBSCRIBER_ID_RULE = '1 to 128 characters of A-Z a-z 0-9 . _ : @ -';
-export const NOVEL_ID_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-export const NOVEL_ID_RULE = 'a lowercase slug (a-z, 0-9 and single hyphens) of 1 to 100 characters';
-
-export const isNovelId = (value: string) => value.length <= 100 && NOVEL_ID_PATTERN.test(value);
+/** The HTTP forms of the identifier rules of `shared/identifiers.ts`: path pipes and DTO decorators. */
 
 const novelIdPattern = new RegExp(`^(?=.{1,100}$)${NOVEL_ID_PATTERN.source.slice(1)}`);
 

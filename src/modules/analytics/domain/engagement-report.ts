@@ -19,22 +19,22 @@ export interface StartedNovels {
 
 /** How many readers chose one ending of one novel in a period. */
 export interface EndingCount {
-  novel_id: string;
-  choice_id: string;
+  novelId: string;
+  choiceId: string;
   label: string;
   count: number;
 }
 
 /** The engagement report of contract section 2: aggregates only, never a subscriber. */
 export interface EngagementReport {
-  period_start: string;
-  period_end: string;
-  active_readers: number;
-  avg_chapters_read_per_active_reader: number;
-  completion_rate: number;
-  ending_distribution: EndingCount[];
-  minimum_cohort_size: number;
-  generated_at: string;
+  periodStart: string;
+  periodEnd: string;
+  activeReaders: number;
+  avgChaptersReadPerActiveReader: number;
+  completionRate: number;
+  endingDistribution: EndingCount[];
+  minimumCohortSize: number;
+  generatedAt: Date;
 }
 
 /**
@@ -64,14 +64,14 @@ export function engagementReport(
   generatedAt: Date,
 ): EngagementReport {
   return {
-    period_start: window.start,
-    period_end: window.end,
-    active_readers: reading.activeReaders,
-    avg_chapters_read_per_active_reader: ratio(reading.chaptersRead, reading.activeReaders, 2),
-    completion_rate: ratio(novels.finished, novels.started, 4),
-    ending_distribution: omitSmallCohorts(endings),
-    minimum_cohort_size: MINIMUM_COHORT_SIZE,
-    generated_at: generatedAt.toISOString(),
+    periodStart: window.start,
+    periodEnd: window.end,
+    activeReaders: reading.activeReaders,
+    avgChaptersReadPerActiveReader: ratio(reading.chaptersRead, reading.activeReaders, 2),
+    completionRate: ratio(novels.finished, novels.started, 4),
+    endingDistribution: omitSmallCohorts(endings),
+    minimumCohortSize: MINIMUM_COHORT_SIZE,
+    generatedAt,
   };
 }
 

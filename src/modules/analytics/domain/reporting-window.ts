@@ -1,4 +1,4 @@
-import { invalidRequest } from '../../../shared/errors/api-error.js';
+import { invalidRequest } from '../../../shared/errors/domain-error.js';
 
 /** The longest period a report may cover, in days, both ends included (DECISIONS 14, 15). */
 export const MAX_WINDOW_DAYS = 366;

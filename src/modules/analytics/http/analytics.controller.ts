@@ -6,7 +6,7 @@ import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentTenant, RequireScopes } from '../../identity/index.js';
 import { EngagementReportService } from '../application/engagement-report.service.js';
 import { engagementWindow } from '../domain/engagement-report.js';
-import { EngagementQueryDto, EngagementReportDto } from './analytics.dto.js';
+import { EngagementQueryDto, EngagementReportDto, engagementReportDto } from './analytics.dto.js';
 
 @ApiTags('Analytics')
 @Controller(readingPaths('analytics/engagement'))
@@ -21,7 +21,7 @@ export class AnalyticsController {
   })
   @ApiOkResponse({ type: EngagementReportDto })
   @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: a date that is not YYYY-MM-DD, period_end before period_start, more than 366 days, or an unknown parameter' })
-  engagement(@CurrentTenant() tenant: Tenant, @Query() query: EngagementQueryDto): Promise<EngagementReportDto> {
-    return this.reports.report(tenant, engagementWindow(query.period_start, query.period_end, new Date()));
+  async engagement(@CurrentTenant() tenant: Tenant, @Query() query: EngagementQueryDto): Promise<EngagementReportDto> {
+    return engagementReportDto(await this.reports.report(tenant, engagementWindow(query.period_start, query.period_end, new Date())));
   }
 }

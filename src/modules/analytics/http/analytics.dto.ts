@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
+import type { EngagementReport } from '../domain/engagement-report.js';
 
 export class EngagementQueryDto {
   @ApiPropertyOptional({ format: 'date', description: 'First UTC day of the period, included. Defaults to the first day of period_end’s month.', example: '2026-11-01' })
@@ -34,3 +35,14 @@ export class EngagementReportDto {
   @ApiProperty({ example: 20 }) minimum_cohort_size: number;
   @ApiProperty({ format: 'date-time' }) generated_at: string;
 }
+
+export const engagementReportDto = (report: EngagementReport): EngagementReportDto => ({
+  period_start: report.periodStart,
+  period_end: report.periodEnd,
+  active_readers: report.activeReaders,
+  avg_chapters_read_per_active_reader: report.avgChaptersReadPerActiveReader,
+  completion_rate: report.completionRate,
+  ending_distribution: report.endingDistribution.map((e) => ({ novel_id: e.novelId, choice_id: e.choiceId, label: e.label, count: e.count })),
+  minimum_cohort_size: report.minimumCohortSize,
+  generated_at: report.generatedAt.toISOString(),
+});

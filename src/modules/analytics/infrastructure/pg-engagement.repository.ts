@@ -45,7 +45,7 @@ export class PgEngagementRepository extends EngagementRepository {
     // finished novel (a third of the time on 50 000 finished novels, measured). An ending
     // since dropped from the catalog still counts, labelled by its choice id.
     return this.db.query<EndingCount>(
-      `SELECT c.novel_id, c.choice_id, coalesce(e.label, c.choice_id) AS label, c.count
+      `SELECT c.novel_id AS "novelId", c.choice_id AS "choiceId", coalesce(e.label, c.choice_id) AS label, c.count
        FROM (SELECT novel_id, chosen_choice_id AS choice_id, count(*)::int AS count
                FROM novel_progress
               WHERE partner_id = $1 AND environment = $2 AND finished_at >= $3 AND finished_at < $4

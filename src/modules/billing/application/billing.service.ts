@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { invalidRequest } from '../../../shared/errors/api-error.js';
+import { invalidRequest } from '../../../shared/errors/domain-error.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { EntitlementsService, type Product } from '../../entitlements/index.js';
 import { billingPeriod, currentMonth } from '../domain/billing-period.js';

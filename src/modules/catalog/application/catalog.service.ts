@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, novelNotFound } from '../../../shared/errors/api-error.js';
+import { DomainError, novelNotFound } from '../../../shared/errors/domain-error.js';
 import type { Environment } from '../../../shared/tenancy/tenant.js';
 import type { Category, Chapter, ChapterNarration, ChapterSummary, Ending, Novel, NovelPage, NovelQuery } from '../domain/catalog.js';
 import { CatalogRepository } from '../domain/catalog.repository.js';
@@ -81,4 +81,4 @@ export class CatalogService {
 }
 
 const chapterNotFound = (novel: Novel, chapterNumber: number) =>
-  new ApiError('not_found', `Novel "${novel.id}" has no chapter ${chapterNumber}: it has ${novel.totalChapters}.`);
+  new DomainError('not_found', `Novel "${novel.id}" has no chapter ${chapterNumber}: it has ${novel.totalChapters}.`);

@@ -1,4 +1,4 @@
-import { isNovelId, NOVEL_ID_RULE } from '../../../shared/http/identifiers.js';
+import { isNovelId, NOVEL_ID_RULE } from '../../../shared/identifiers.js';
 import { AUDIO_STATUSES, NOVEL_STATUSES, type AudioStatus, type NovelStatus } from './catalog.js';
 
 /** The catalog manifest of DECISIONS 18, validated and in the service's own terms. */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { EntitlementRepository, type ActiveCountHistory, type Entitlement, type EntitlementKey, type EntitlementState } from '../domain/entitlement.repository.js';
-import { invalidRequest } from '../../../shared/errors/api-error.js';
+import { invalidRequest } from '../../../shared/errors/domain-error.js';
 import { isAcceptableEffectiveAt, writeOutcome } from '../domain/entitlement-ordering.js';
 import { featuresOf, resolvePlan, type EntitlementStatus, type InternalPlan, type Product, type SubscriberFeatures } from '../domain/plans.js';
 

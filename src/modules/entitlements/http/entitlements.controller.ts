@@ -7,7 +7,7 @@ import { platformPath } from '../../../shared/http/surfaces.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentPrincipal, CurrentTenant, RequireScopes, type Principal } from '../../identity/index.js';
 import { EntitlementsService } from '../application/entitlements.service.js';
-import { EntitlementRequestDto, EntitlementWriteDto, SubscriberStatusDto } from './entitlements.dto.js';
+import { EntitlementRequestDto, EntitlementWriteDto, SubscriberStatusDto, subscriberStatusDto } from './entitlements.dto.js';
 
 @ApiTags('Platform: entitlements')
 @Controller(platformPath())
@@ -41,10 +41,6 @@ export class EntitlementsController {
   @ApiOkResponse({ type: SubscriberStatusDto })
   @ApiBadRequestResponse({ type: ErrorBodyDto })
   async status(@CurrentTenant() tenant: Tenant, @Param('id', subscriberIdPipe('subscriber id')) subscriberId: string): Promise<SubscriberStatusDto> {
-    const entitlements = await this.entitlements.list(tenant, subscriberId);
-    return {
-      subscriber_id: subscriberId,
-      entitlements: entitlements.map((e) => ({ product: e.product, status: e.status, plan: e.partnerPlan, updated_at: e.updatedAt.toISOString() })),
-    };
+    return subscriberStatusDto(subscriberId, await this.entitlements.list(tenant, subscriberId));
   }
 }

@@ -3,6 +3,7 @@ import { IsDefined, IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { ExtensionProperty } from '../../../shared/http/extension.decorator.js';
 import { IsIsoInstant } from '../../../shared/http/date-time.js';
 import { IsSubscriberId } from '../../../shared/http/identifiers.js';
+import type { Entitlement } from '../domain/entitlement.repository.js';
 import { ENTITLEMENT_STATUSES, PRODUCTS, type EntitlementStatus, type Product } from '../domain/plans.js';
 
 export class EntitlementRequestDto {
@@ -61,3 +62,8 @@ export class SubscriberStatusDto {
   @ApiProperty() subscriber_id: string;
   @ApiProperty({ type: [SubscriberEntitlementDto] }) entitlements: SubscriberEntitlementDto[];
 }
+
+export const subscriberStatusDto = (subscriberId: string, entitlements: readonly Entitlement[]): SubscriberStatusDto => ({
+  subscriber_id: subscriberId,
+  entitlements: entitlements.map((e) => ({ product: e.product, status: e.status, plan: e.partnerPlan, updated_at: e.updatedAt.toISOString() })),
+});

@@ -1,4 +1,4 @@
-import { SUBSCRIBER_ID_PATTERN, SUBSCRIBER_ID_RULE } from '../../../shared/http/identifiers.js';
+import { SUBSCRIBER_ID_PATTERN, SUBSCRIBER_ID_RULE } from '../../../shared/identifiers.js';
 
 /** One reading session of a child, as the partner's kids app reports it (DECISIONS 18). */
 export interface KidsActivityRecord {

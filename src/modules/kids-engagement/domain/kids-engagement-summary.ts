@@ -21,14 +21,14 @@ export interface KidsEngagementMeasures {
 
 /** The children's engagement summary of contract section 2. */
 export interface KidsEngagementSummary {
-  period_start: string;
-  period_end: string;
-  active_accounts: number | null;
-  stories_completed: number | null;
-  avg_minutes_per_active_account: number | null;
-  min_sample_threshold: number;
+  periodStart: string;
+  periodEnd: string;
+  activeAccounts: number | null;
+  storiesCompleted: number | null;
+  avgMinutesPerActiveAccount: number | null;
+  minSampleThreshold: number;
   suppressed: boolean;
-  generated_at: string;
+  generatedAt: Date;
 }
 
 /**
@@ -38,14 +38,14 @@ export interface KidsEngagementSummary {
 export function kidsEngagementSummary(window: ReportingWindow, measures: KidsEngagementMeasures, generatedAt: Date): KidsEngagementSummary {
   const suppressed = measures.activeAccounts < MIN_SAMPLE_THRESHOLD || measures.accountsWithActivity < MIN_SAMPLE_THRESHOLD;
   return {
-    period_start: window.start,
-    period_end: window.end,
-    active_accounts: suppressed ? null : measures.activeAccounts,
-    stories_completed: suppressed ? null : measures.storiesCompleted,
+    periodStart: window.start,
+    periodEnd: window.end,
+    activeAccounts: suppressed ? null : measures.activeAccounts,
+    storiesCompleted: suppressed ? null : measures.storiesCompleted,
     // Summed per account then averaged across active accounts: the total over the count.
-    avg_minutes_per_active_account: suppressed ? null : Math.round((measures.minutesRead / measures.activeAccounts) * 100) / 100,
-    min_sample_threshold: MIN_SAMPLE_THRESHOLD,
+    avgMinutesPerActiveAccount: suppressed ? null : Math.round((measures.minutesRead / measures.activeAccounts) * 100) / 100,
+    minSampleThreshold: MIN_SAMPLE_THRESHOLD,
     suppressed,
-    generated_at: generatedAt.toISOString(),
+    generatedAt,
   };
 }

@@ -6,7 +6,7 @@ import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { reportingWindow } from '../../analytics/index.js';
 import { CurrentTenant, RequireScopes } from '../../identity/index.js';
 import { KidsEngagementService } from '../application/kids-engagement.service.js';
-import { KidsEngagementSummaryDto, KidsSummaryQueryDto } from './kids-engagement.dto.js';
+import { KidsEngagementSummaryDto, kidsEngagementSummaryDto, KidsSummaryQueryDto } from './kids-engagement.dto.js';
 
 @ApiTags('Children: engagement')
 @Controller(kidsPath('engagement/summary'))
@@ -21,7 +21,7 @@ export class KidsEngagementController {
   })
   @ApiOkResponse({ type: KidsEngagementSummaryDto })
   @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: a period date missing or not YYYY-MM-DD, period_end before period_start, more than 366 days, or any other query parameter' })
-  summary(@CurrentTenant() tenant: Tenant, @Query() query: KidsSummaryQueryDto): Promise<KidsEngagementSummaryDto> {
-    return this.engagement.summary(tenant, reportingWindow(query.period_start, query.period_end));
+  async summary(@CurrentTenant() tenant: Tenant, @Query() query: KidsSummaryQueryDto): Promise<KidsEngagementSummaryDto> {
+    return kidsEngagementSummaryDto(await this.engagement.summary(tenant, reportingWindow(query.period_start, query.period_end)));
   }
 }

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsDefined, IsString } from 'class-validator';
+import type { KidsEngagementSummary } from '../domain/kids-engagement-summary.js';
 
 /** The window is the only filter: any other parameter (a subscriber, a child) is refused. */
 export class KidsSummaryQueryDto {
@@ -27,3 +28,14 @@ export class KidsEngagementSummaryDto {
   @ApiProperty({ description: 'true when the numeric fields are null because active_accounts is below min_sample_threshold.' }) suppressed: boolean;
   @ApiProperty({ format: 'date-time' }) generated_at: string;
 }
+
+export const kidsEngagementSummaryDto = (summary: KidsEngagementSummary): KidsEngagementSummaryDto => ({
+  period_start: summary.periodStart,
+  period_end: summary.periodEnd,
+  active_accounts: summary.activeAccounts,
+  stories_completed: summary.storiesCompleted,
+  avg_minutes_per_active_account: summary.avgMinutesPerActiveAccount,
+  min_sample_threshold: summary.minSampleThreshold,
+  suppressed: summary.suppressed,
+  generated_at: summary.generatedAt.toISOString(),
+});

@@ -1,5 +1,5 @@
 import type { Environment } from '../../../shared/tenancy/tenant.js';
-import { isNovelId } from '../../../shared/http/identifiers.js';
+import { isNovelId } from '../../../shared/identifiers.js';
 
 /**
  * Where a media object lives, the same in every storage back end: slash-separated

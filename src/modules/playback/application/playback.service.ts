@@ -1,5 +1,5 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { ApiError, invalidRequest } from '../../../shared/errors/api-error.js';
+import { DomainError, invalidRequest } from '../../../shared/errors/domain-error.js';
 import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CatalogService, chapterIdOf, chapterNumberOf } from '../../catalog/index.js';
@@ -61,7 +61,7 @@ export class PlaybackService implements OnModuleInit {
   /** The stored position; not_found when none, invalid_request when its chapter is no longer released (the plan lost early access). */
   async read(tenant: Tenant, subscriberId: string, novelId: string): Promise<PlaybackPosition> {
     const [, position] = await Promise.all([this.catalog.publishedNovel(tenant.environment, novelId), this.positions.find(tenant, subscriberId, novelId)]);
-    if (!position) throw new ApiError('not_found', `No playback position is stored for subscriber "${subscriberId}" in novel "${novelId}".`);
+    if (!position) throw new DomainError('not_found', `No playback position is stored for subscriber "${subscriberId}" in novel "${novelId}".`);
     const release = await this.releases.chapterRelease(tenant, subscriberId, novelId, position.chapterNumber);
     if (!release.released) throw invalidRequest(notReleasedReason(novelId, position.chapterNumber, release));
     return position;

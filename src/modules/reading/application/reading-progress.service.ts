@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '../../../shared/errors/api-error.js';
+import { DomainError } from '../../../shared/errors/domain-error.js';
 import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { ActivityRecorder, type ReadingActivity } from '../../analytics/index.js';
@@ -66,7 +66,7 @@ export class ReadingProgressService {
       if (existing) return { entry: entryOf(existing), created: false };
       const active = await this.activeNovels(tenant, subscriberId);
       if (active.length >= ACTIVE_NOVEL_LIMIT) {
-        throw new ApiError(
+        throw new DomainError(
           'active_novel_limit_reached',
           `Subscriber "${subscriberId}" already has ${ACTIVE_NOVEL_LIMIT} unfinished novels (${active.map((n) => n.id).join(', ')}): finish or remove one first.`,
         );
@@ -83,11 +83,26 @@ export class ReadingProgressService {
     await this.unitOfWork.run(async () => {
       await this.progress.lockSubscriber(tenant, subscriberId);
       const existing = await this.progress.find(tenant, subscriberId, novelId);
-      if (!existing) throw new ApiError('not_found', `Subscriber "${subscriberId}" has not opened novel "${novelId}".`);
+      if (!existing) throw new DomainError('not_found', `Subscriber "${subscriberId}" has not opened novel "${novelId}".`);
       if (existing.finishedAt) throw alreadyFinished(novelId);
       await this.progress.delete(tenant, subscriberId, novelId);
       await this.hooks.novelRemoved(tenant, subscriberId, novelId);
     });
+  }
+
+  /**
+   * The subscriber's progress on a novel, read under the subscriber's lifecycle lock (held
+   * until the caller's transaction ends): call it inside UnitOfWork.run, so that a choice
+   * of ending cannot race an open or a remove of the same subscriber.
+   */
+  async lockedProgress(tenant: Tenant, subscriberId: string, novelId: string): Promise<NovelProgress | null> {
+    await this.progress.lockSubscriber(tenant, subscriberId);
+    return this.progress.find(tenant, subscriberId, novelId);
+  }
+
+  /** Records the chosen ending; the caller holds the lock of lockedProgress. */
+  finish(tenant: Tenant, subscriberId: string, novelId: string, choiceId: string, finishedAt: Date): Promise<void> {
+    return this.progress.finish(tenant, subscriberId, novelId, choiceId, finishedAt);
   }
 
   /** Every published novel the subscriber has opened, newest first: three queries whatever their number. */

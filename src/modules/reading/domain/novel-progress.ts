@@ -1,4 +1,4 @@
-import { invalidRequest } from '../../../shared/errors/api-error.js';
+import { invalidRequest } from '../../../shared/errors/domain-error.js';
 import type { Environment } from '../../../shared/tenancy/tenant.js';
 import { chapterReleaseAt, releasedChapterCount } from '../../drip/index.js';
 

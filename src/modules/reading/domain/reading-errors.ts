@@ -1,4 +1,4 @@
-import { ApiError } from '../../../shared/errors/api-error.js';
+import { DomainError } from '../../../shared/errors/domain-error.js';
 import type { ChapterRelease } from './novel-progress.js';
 
 /** Why a chapter's text or audio cannot be had yet, for error descriptions. */
@@ -10,10 +10,10 @@ export function notReleasedReason(novelId: string, chapterNumber: number, releas
 }
 
 export const chapterLocked = (novelId: string, chapterNumber: number, release: ChapterRelease) =>
-  new ApiError('chapter_locked', notReleasedReason(novelId, chapterNumber, release));
+  new DomainError('chapter_locked', notReleasedReason(novelId, chapterNumber, release));
 
 export const notEntitled = (subscriberId: string) =>
-  new ApiError('subscriber_not_entitled', `Subscriber "${subscriberId}" has no active textapp or audioapp entitlement.`);
+  new DomainError('subscriber_not_entitled', `Subscriber "${subscriberId}" has no active textapp or audioapp entitlement.`);
 
 export const alreadyFinished = (novelId: string) =>
-  new ApiError('novel_already_finished', `Novel "${novelId}" is already finished for this subscriber.`);
+  new DomainError('novel_already_finished', `Novel "${novelId}" is already finished for this subscriber.`);

@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined, IsOptional, IsString, Length } from 'class-validator';
+import { IsDefined, IsOptional, IsString } from 'class-validator';
 import { IsIsoInstant } from '../../../shared/http/date-time.js';
 import { IsNovelId, IsSubscriberId } from '../../../shared/http/identifiers.js';
 import type { ProgressEntry, ReadingProgress } from '../application/reading-progress.service.js';
-import type { EndingsState } from '../application/endings.service.js';
+import type { Chapter } from '../../catalog/index.js';
 import type { ChapterListing } from '../application/chapter-reading.service.js';
 
 export class OptionalSubscriberQueryDto {
@@ -31,20 +31,6 @@ export class OpenNovelDto {
   @IsOptional()
   @IsIsoInstant('started_at')
   started_at?: string;
-}
-
-export class ChooseEndingDto {
-  @ApiProperty({ example: 'sub-42' })
-  @IsDefined({ message: 'subscriber_id is required' })
-  @IsString({ message: 'subscriber_id must be a string' })
-  @IsSubscriberId()
-  subscriber_id: string;
-
-  @ApiProperty({ example: 'stay' })
-  @IsDefined({ message: 'choice_id is required' })
-  @IsString({ message: 'choice_id must be a string' })
-  @Length(1, 100, { message: 'choice_id must be 1 to 100 characters' })
-  choice_id: string;
 }
 
 export class ProgressEntryDto {
@@ -77,20 +63,6 @@ export class ChapterListingDto {
   @ApiProperty() novel_id: string;
   @ApiProperty() total_chapters: number;
   @ApiProperty({ type: [ChapterEntryDto] }) chapters: ChapterEntryDto[];
-}
-
-export class ChoiceDto {
-  @ApiProperty() choice_id: string;
-  @ApiProperty({ description: 'May be a spoiler, hence gated.' }) label: string;
-  @ApiProperty() ending: string;
-  @ApiProperty() sort_order: number;
-}
-
-export class EndingsStateDto {
-  @ApiProperty() novel_id: string;
-  @ApiProperty({ description: 'false until the last chapter is released for the subscriber.' }) available: boolean;
-  @ApiPropertyOptional({ description: 'Absent while none is chosen.' }) chosen_choice_id?: string;
-  @ApiProperty({ type: [ChoiceDto], description: 'Empty while available is false.' }) choices: ChoiceDto[];
 }
 
 export class ChapterContentDto {
@@ -131,9 +103,10 @@ export const chapterListingDto = ({ novel, chapters }: ChapterListing): ChapterL
   })),
 });
 
-export const endingsStateDto = (state: EndingsState): EndingsStateDto => ({
-  novel_id: state.novelId,
-  available: state.available,
-  ...(state.chosenChoiceId !== null && { chosen_choice_id: state.chosenChoiceId }),
-  choices: state.choices.map((e) => ({ choice_id: e.choiceId, label: e.label, ending: e.ending, sort_order: e.sortOrder })),
+export const chapterContentDto = (novelId: string, chapter: Chapter): ChapterContentDto => ({
+  novel_id: novelId,
+  chapter_number: chapter.number,
+  title: chapter.title,
+  format: 'markdown',
+  body: chapter.body,
 });

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '../../../shared/errors/api-error.js';
+import { DomainError } from '../../../shared/errors/domain-error.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { EventArrivals } from '../domain/event-arrivals.js';
 import { EVENT_RETENTION_DAYS, feedPage, isExpired, type FeedPage } from '../domain/event-feed.js';
@@ -24,7 +24,7 @@ export class EventFeedService {
 
   async read(tenant: Tenant, { after, limit, waitSeconds }: FeedRequest): Promise<FeedPage> {
     if (after > 0 && isExpired(after, await this.events.prunedThrough(tenant))) {
-      throw new ApiError(
+      throw new DomainError(
         'events_expired',
         `Events after seq ${after} are no longer kept (events are kept ${EVENT_RETENTION_DAYS} days): read the current state through the API, then read on from the feed's oldest event (after=0).`,
       );

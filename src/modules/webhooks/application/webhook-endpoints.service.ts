@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { isIP } from 'node:net';
 import { AppConfig } from '../../../config/app-config.js';
 import { ServerSecrets } from '../../../shared/crypto/server-secrets.js';
-import { ApiError, invalidRequest } from '../../../shared/errors/api-error.js';
+import { DomainError, invalidRequest } from '../../../shared/errors/domain-error.js';
 import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { allowedAddresses, checkEndpointUrl, hostOf, refusedAddresses, urlRulesFor } from '../domain/endpoint-url-policy.js';
@@ -48,7 +48,7 @@ export class WebhookEndpointsService {
       this.endpoints.createWithin(ENDPOINT_LIMIT, tenant, { url, eventTypes: [...new Set(eventTypes)], sealedSecret: this.secrets.seal(secret) }),
     );
     if (!endpoint) {
-      throw new ApiError('endpoint_limit_reached', `At most ${ENDPOINT_LIMIT} webhook endpoints per environment: delete one first.`);
+      throw new DomainError('endpoint_limit_reached', `At most ${ENDPOINT_LIMIT} webhook endpoints per environment: delete one first.`);
     }
     return { endpoint, secret };
   }
@@ -81,9 +81,9 @@ export class WebhookEndpointsService {
    */
   async redeliver(tenant: Tenant, eventId: string): Promise<string[]> {
     const eventType = await this.events.typeOf(tenant, eventId);
-    if (!eventType) throw new ApiError('not_found', `No webhook event ${eventId}.`);
+    if (!eventType) throw new DomainError('not_found', `No webhook event ${eventId}.`);
     const endpointIds = await this.deliveries.schedule(tenant, eventId, eventType, this.config.webhookRetryScheduleSeconds[0]);
-    if (endpointIds.length === 0) throw new ApiError('conflict', `No webhook endpoint subscribes to ${eventType}: register one first.`);
+    if (endpointIds.length === 0) throw new DomainError('conflict', `No webhook endpoint subscribes to ${eventType}: register one first.`);
     return endpointIds;
   }
 
@@ -100,4 +100,4 @@ export class WebhookEndpointsService {
   }
 }
 
-const endpointNotFound = (id: string) => new ApiError('not_found', `No webhook endpoint ${id}.`);
+const endpointNotFound = (id: string) => new DomainError('not_found', `No webhook endpoint ${id}.`);

@@ -1,13 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, invalidRequest } from '../../../shared/errors/api-error.js';
 import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CatalogService, type Ending, type Novel } from '../../catalog/index.js';
 import { EntitlementsService } from '../../entitlements/index.js';
+import { ChapterReleaseService, notEntitled, ReadingProgressService, unlockedChapters, type NovelProgress } from '../../reading/index.js';
 import { WebhookEventPublisher } from '../../webhooks/index.js';
-import { unlockedChapters, type NovelProgress } from '../domain/novel-progress.js';
-import { ReadingProgressRepository } from '../domain/reading-progress.repository.js';
-import { ChapterReleaseService } from './chapter-release.service.js';
+import { decideChoice, novelNotStarted } from '../domain/ending-choice.js';
 
 /** The endings state of contract 2: choices are gated until the last chapter is released. */
 export interface EndingsState {
@@ -24,7 +22,7 @@ export class EndingsService {
     private readonly catalog: CatalogService,
     private readonly releases: ChapterReleaseService,
     private readonly entitlements: EntitlementsService,
-    private readonly progress: ReadingProgressRepository,
+    private readonly reading: ReadingProgressService,
     private readonly events: WebhookEventPublisher,
     private readonly unitOfWork: UnitOfWork,
   ) {}
@@ -46,31 +44,33 @@ export class EndingsService {
   /**
    * Chooses the ending and finishes the novel. finished_at and the novel.finished event
    * are written in one transaction: the event exists if and only if the novel finished.
-   * Repeating the same choice answers the same state and emits nothing.
+   * Repeating the same choice answers the same state and emits nothing. Only a subscriber
+   * with an active reading entitlement may choose: a canceled one concludes nothing.
    */
   async choose(tenant: Tenant, novelId: string, subscriberId: string, choiceId: string): Promise<EndingsState> {
     const novel = await this.catalog.publishedNovel(tenant.environment, novelId);
-    const [endings, { earlyAccess }] = await Promise.all([this.catalog.endings(tenant.environment, novel), this.entitlements.features(tenant, subscriberId)]);
-    const chosen = await this.unitOfWork.run(async () => {
-      await this.progress.lockSubscriber(tenant, subscriberId);
-      const progress = await this.progress.find(tenant, subscriberId, novelId);
-      if (!progress) throw new ApiError('novel_not_started', `Subscriber "${subscriberId}" has not opened novel "${novelId}".`);
-      if (progress.chosenChoiceId === choiceId) return choiceId;
-      if (!progress.finishedAt && !lastChapterReleased(progress, novel, earlyAccess)) {
-        throw new ApiError('endings_not_available', `The endings of novel "${novelId}" are available once its last chapter is released for the subscriber.`);
-      }
-      if (!endings.some((e) => e.choiceId === choiceId)) {
-        throw invalidRequest(`choice_id "${choiceId}" is not an ending of novel "${novelId}" (GET /novels/${novelId}/choices lists them).`);
-      }
-      if (progress.finishedAt) {
-        throw new ApiError('ending_already_chosen', `Subscriber "${subscriberId}" already chose the ending "${progress.chosenChoiceId}" of novel "${novelId}".`);
-      }
+    const [endings, { reading, earlyAccess }] = await Promise.all([this.catalog.endings(tenant.environment, novel), this.entitlements.features(tenant, subscriberId)]);
+    if (!reading) throw notEntitled(subscriberId);
+    await this.unitOfWork.run(async () => {
+      const progress = await this.reading.lockedProgress(tenant, subscriberId, novelId);
+      if (!progress) throw novelNotStarted(subscriberId, novelId);
+      const decision = decideChoice(
+        {
+          novelId,
+          subscriberId,
+          chosenChoiceId: progress.chosenChoiceId,
+          finished: progress.finishedAt !== null,
+          lastChapterReleased: lastChapterReleased(progress, novel, earlyAccess),
+          endingIds: endings.map((e) => e.choiceId),
+        },
+        choiceId,
+      );
+      if (decision === 'repeat') return;
       const finishedAt = new Date();
-      await this.progress.finish(tenant, subscriberId, novelId, choiceId, finishedAt);
+      await this.reading.finish(tenant, subscriberId, novelId, choiceId, finishedAt);
       await this.events.novelFinished(tenant, { subscriber_id: subscriberId, novel_id: novelId, choice_id: choiceId }, finishedAt);
-      return choiceId;
     });
-    return { novelId, available: true, chosenChoiceId: chosen, choices: endings };
+    return { novelId, available: true, chosenChoiceId: choiceId, choices: endings };
   }
 }
 

@@ -1,0 +1,1 @@
+export { EndingsModule } from './endings.module.js';
