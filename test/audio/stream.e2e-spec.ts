@@ -193,14 +193,27 @@ describe('GET /novels/{id}/chapters/{chapterNumber}/stream', () => {
     });
   });
 
-  it('runs four statements for a URL: the chapter with its novel, the entitlements, the progress, the audit row', async () => {
+  it('runs three statements for a URL: the chapter with its novel, the progress with the entitlements, the audit row', async () => {
     // A rate-limit lease may fall due during the request; it is not the endpoint's work.
     const statements = (await statementsDuring(t, () => stream('narrated', 1))).filter((sql) => !/rate_limit_buckets/.test(sql));
-    expect(statements).toHaveLength(4);
+    expect(statements).toHaveLength(3);
     expect(statements.filter((sql) => /FROM novels/.test(sql))).toEqual([expect.stringMatching(/LEFT JOIN chapters/)]);
+    expect(statements.filter((sql) => /FROM novel_progress/.test(sql))).toEqual([expect.stringMatching(/FROM entitlements/)]);
     // Never the chapter's text: it can be large, and the stream does not need it.
     expect(statements.join('\n')).not.toMatch(/\bbody\b/);
     expect(statements.at(-1)).toMatch(/^INSERT INTO stream_url_issues/);
+  });
+
+  it('writes the audit rows of concurrent requests together, every row before its URL is answered', async () => {
+    const before = Number((await db.query(`SELECT count(*) FROM stream_url_issues`))[0].count);
+    let answers: Awaited<ReturnType<typeof stream>>[] = [];
+    const statements = await statementsDuring(t, async () => {
+      answers = await Promise.all(Array.from({ length: 30 }, () => stream('narrated', 1)));
+    });
+    expect(answers.every((response) => response.statusCode === 200)).toBe(true);
+    const inserts = statements.filter((sql) => /^INSERT INTO stream_url_issues/.test(sql));
+    expect(inserts.length).toBeLessThan(30);
+    expect(Number((await db.query(`SELECT count(*) FROM stream_url_issues`))[0].count) - before).toBe(30);
   });
 });
 

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config.js';
 import { MediaService } from './application/media.service.js';
+import { StreamAuditBatcher } from './application/stream-audit-batcher.js';
 import { AudioProbe } from './domain/audio.probe.js';
 import { MediaStorage } from './domain/media.storage.js';
 import { StreamAuditRepository } from './domain/stream-audit.repository.js';
@@ -25,6 +26,7 @@ import { PgStreamAuditRepository } from './infrastructure/pg-stream-audit.reposi
     },
     { provide: AudioProbe, useClass: MusicMetadataAudioProbe },
     { provide: StreamAuditRepository, useClass: PgStreamAuditRepository },
+    StreamAuditBatcher,
     MediaService,
   ],
   exports: [MediaService],

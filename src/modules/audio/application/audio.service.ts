@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Environment } from '../../../shared/tenancy/tenant.js';
 import { CatalogService, type ChapterNarration, type Novel } from '../../catalog/index.js';
-import { EntitlementsService } from '../../entitlements/index.js';
 import type { Principal } from '../../identity/index.js';
 import { MediaService } from '../../media/index.js';
 import { ChapterReleaseService, chapterLocked } from '../../reading/index.js';
@@ -30,7 +29,6 @@ export class AudioService {
   constructor(
     private readonly catalog: CatalogService,
     private readonly releases: ChapterReleaseService,
-    private readonly entitlements: EntitlementsService,
     private readonly media: MediaService,
   ) {}
 
@@ -42,15 +40,14 @@ export class AudioService {
    * write fails, the request fails.
    */
   async streamUrl(caller: Principal, novelId: string, chapterNumber: number, subscriberId: string): Promise<ChapterStream> {
-    // The subscriber's features are read once: audio decides the first check, early access the drip.
-    const features = this.entitlements.features(caller, subscriberId);
-    const [{ narration }, { audio: planIncludesAudio }, release] = await Promise.all([
+    // The subscriber's features and progress come in one statement: audio decides the first
+    // check, early access and the progress the drip.
+    const [{ narration }, reader] = await Promise.all([
       this.catalog.publishedNarration(caller.environment, novelId, chapterNumber),
-      features,
-      // The progress is read while the features arrive; the drip then waits for both.
-      this.releases.chapterRelease(caller, subscriberId, novelId, chapterNumber, { earlyAccess: features.then((f) => f.earlyAccess) }),
+      this.releases.readerState(caller, subscriberId, novelId),
     ]);
-    if (!planIncludesAudio) throw planWithoutAudio(subscriberId);
+    if (!reader.features.audio) throw planWithoutAudio(subscriberId);
+    const release = this.releases.releaseOf(reader, chapterNumber);
     if (!release.released) throw chapterLocked(novelId, chapterNumber, release);
     const { status, key, durationSeconds } = narration.audio;
     if (status !== 'ready' || key === null) throw audioNotReady(novelId, chapterNumber, status);

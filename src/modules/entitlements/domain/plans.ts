@@ -47,8 +47,15 @@ export interface SubscriberFeatures {
   earlyAccess: boolean;
 }
 
+/** What of an entitlement decides the features it grants. */
+export interface EntitlementGrant {
+  product: Product;
+  status: EntitlementStatus;
+  internalPlan: InternalPlan;
+}
+
 /** A subscriber's features: the union over its active entitlements. */
-export function featuresOf(entitlements: readonly { product: Product; status: EntitlementStatus; internalPlan: InternalPlan }[]): SubscriberFeatures {
+export function featuresOf(entitlements: readonly EntitlementGrant[]): SubscriberFeatures {
   const active = entitlements.filter((e) => e.status === 'active');
   return {
     reading: active.some((e) => e.product === 'textapp' || e.product === 'audioapp'),

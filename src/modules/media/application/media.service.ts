@@ -6,7 +6,8 @@ import type { Environment } from '../../../shared/tenancy/tenant.js';
 import { AudioProbe, type Mp3Facts } from '../domain/audio.probe.js';
 import { chapterAudioKey } from '../domain/media-key.js';
 import { MediaStorage } from '../domain/media.storage.js';
-import { StreamAuditRepository, type StreamIssued } from '../domain/stream-audit.repository.js';
+import type { StreamIssued } from '../domain/stream-audit.repository.js';
+import { StreamAuditBatcher } from './stream-audit-batcher.js';
 
 /** A chapter's narration once stored: what the catalog keeps for its stream responses. */
 export interface ImportedChapterAudio extends Mp3Facts {
@@ -30,7 +31,7 @@ export class MediaService {
   constructor(
     private readonly storage: MediaStorage,
     private readonly probe: AudioProbe,
-    private readonly audit: StreamAuditRepository,
+    private readonly auditBatcher: StreamAuditBatcher,
     @Inject(AppConfig) private readonly config: AppConfig,
   ) {}
 
@@ -59,9 +60,12 @@ export class MediaService {
     return { url, expiresIn, issuedAt, expiresAt: new Date(issuedAt.getTime() + expiresIn * 1000) };
   }
 
-  /** Appends to the audit log; joins the caller's unit of work, if any. */
+  /**
+   * Appends to the audit log, resolving once the row is committed. Rows of concurrent
+   * requests share a statement (group commit), so it does not join a caller's unit of work.
+   */
   recordStreamIssued(entry: StreamIssued): Promise<void> {
-    return this.audit.append(entry);
+    return this.auditBatcher.record(entry);
   }
 }
 

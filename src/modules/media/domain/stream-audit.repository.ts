@@ -14,5 +14,6 @@ export interface StreamIssued {
 
 /** The audit log of issued stream URLs: append-only, one row per URL. */
 export abstract class StreamAuditRepository {
-  abstract append(entry: StreamIssued): Promise<void>;
+  /** Appends every entry in one statement: all of them are written, or none. */
+  abstract appendAll(entries: readonly StreamIssued[]): Promise<void>;
 }

@@ -8,13 +8,21 @@ export class PgStreamAuditRepository extends StreamAuditRepository {
     super();
   }
 
-  async append(entry: StreamIssued): Promise<void> {
-    // Plain SQL: every stream URL writes one, a hot path; the repository's insert builder
-    // cost more CPU than PostgreSQL spent on the row.
+  async appendAll(entries: readonly StreamIssued[]): Promise<void> {
+    // One statement for a whole batch: the columns travel as arrays.
     await this.db.query(
       `INSERT INTO stream_url_issues (partner_id, environment, client_id, subscriber_id, novel_id, chapter_number, issued_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [entry.partnerId, entry.environment, entry.clientId, entry.subscriberId, entry.novelId, entry.chapterNumber, entry.issuedAt, entry.expiresAt],
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::timestamptz[], $8::timestamptz[])`,
+      [
+        entries.map((e) => e.partnerId),
+        entries.map((e) => e.environment),
+        entries.map((e) => e.clientId),
+        entries.map((e) => e.subscriberId),
+        entries.map((e) => e.novelId),
+        entries.map((e) => e.chapterNumber),
+        entries.map((e) => e.issuedAt),
+        entries.map((e) => e.expiresAt),
+      ],
     );
   }
 }

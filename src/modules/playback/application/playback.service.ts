@@ -1,9 +1,8 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DomainError, invalidRequest } from '../../../shared/errors/domain-error.js';
-import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CatalogService, chapterIdOf, chapterNumberOf } from '../../catalog/index.js';
-import { ChapterReleaseService, notReleasedReason, ReadingLifecycleHooks, ReadingProgressService } from '../../reading/index.js';
+import { ChapterReleaseService, notReleasedReason, ReadingLifecycleHooks } from '../../reading/index.js';
 import type { PlaybackPosition } from '../domain/playback-position.js';
 import { PlaybackPositionRepository } from '../domain/playback-position.repository.js';
 
@@ -23,9 +22,7 @@ export class PlaybackService implements OnModuleInit {
     private readonly positions: PlaybackPositionRepository,
     private readonly catalog: CatalogService,
     private readonly releases: ChapterReleaseService,
-    private readonly reading: ReadingProgressService,
     private readonly hooks: ReadingLifecycleHooks,
-    private readonly unitOfWork: UnitOfWork,
   ) {}
 
   /** A removed novel takes its playback position with it (DECISIONS 7). */
@@ -34,7 +31,7 @@ export class PlaybackService implements OnModuleInit {
   }
 
   /**
-   * Stores the position (last write wins) and, in the same transaction, records listening
+   * Stores the position (last write wins) and, in the same statement, records listening
    * activity and moves current_chapter forward.
    */
   async write(tenant: Tenant, subscriberId: string, write: PlaybackWrite): Promise<PlaybackPosition> {
@@ -51,11 +48,7 @@ export class PlaybackService implements OnModuleInit {
     }
     if (!release.released) throw invalidRequest(notReleasedReason(novel.id, chapterNumber, release));
     const position = { novelId: novel.id, chapterNumber, positionSeconds: write.positionSeconds, updatedAt: new Date() };
-    return this.unitOfWork.run(async () => {
-      const stored = await this.positions.upsert(tenant, subscriberId, position);
-      await this.reading.recordChapterActivity(tenant, { subscriberId, novelId: novel.id, chapterNumber, kind: 'audio', occurredAt: position.updatedAt });
-      return stored;
-    });
+    return this.positions.upsertListening(tenant, subscriberId, position);
   }
 
   /** The stored position; not_found when none, invalid_request when its chapter is no longer released (the plan lost early access). */

@@ -6,6 +6,12 @@ import { rateLimitFields, secondsUntilToken } from '../domain/ratelimit-fields.j
 
 /** Unused leased tokens are dropped after this long, so an idle replica hoards nothing. */
 const LEASE_MS = 1000;
+/**
+ * A lease takes this fraction of the burst: a quarter makes the bucket's statement rare (one
+ * per 25 requests at the default burst of 100) while replicas near the limit can still
+ * share it; a larger share would let one replica strand more of the budget for a second.
+ */
+const LEASE_SHARE_OF_BURST = 4;
 
 interface Lease {
   tokens: number;
@@ -79,7 +85,7 @@ export class RateLimiter {
   private fetchLease(key: string, policy: BucketPolicy): Promise<Grant> {
     let pending = this.fetching.get(key);
     if (!pending) {
-      const size = Math.max(1, Math.ceil(policy.burst / 10));
+      const size = Math.max(1, Math.ceil(policy.burst / LEASE_SHARE_OF_BURST));
       pending = this.store
         .take(key, size, policy)
         .then((grant) => {

@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CatalogService, type Chapter, type ChapterSummary, type Novel } from '../../catalog/index.js';
-import { EntitlementsService } from '../../entitlements/index.js';
 import { chapterRelease, chapterStatus, type ChapterStatus } from '../domain/novel-progress.js';
 import { chapterLocked, notEntitled } from '../domain/reading-errors.js';
-import { ReadingProgressRepository } from '../domain/reading-progress.repository.js';
 import { ChapterReleaseService } from './chapter-release.service.js';
 import { ReadingProgressService } from './reading-progress.service.js';
 
@@ -19,8 +17,6 @@ export class ChapterReadingService {
   constructor(
     private readonly catalog: CatalogService,
     private readonly releases: ChapterReleaseService,
-    private readonly entitlements: EntitlementsService,
-    private readonly progress: ReadingProgressRepository,
     private readonly reading: ReadingProgressService,
   ) {}
 
@@ -49,14 +45,13 @@ export class ChapterReadingService {
    * activity and moves current_chapter forward.
    */
   async content(tenant: Tenant, novelId: string, chapterNumber: number, subscriberId: string): Promise<Chapter> {
-    const [{ chapter }, features, progress] = await Promise.all([
+    const [{ chapter }, reader] = await Promise.all([
       this.catalog.publishedChapter(tenant.environment, novelId, chapterNumber),
-      this.entitlements.features(tenant, subscriberId),
-      this.progress.find(tenant, subscriberId, novelId),
+      this.releases.readerState(tenant, subscriberId, novelId),
     ]);
-    if (!features.reading) throw notEntitled(subscriberId);
+    if (!reader.features.reading) throw notEntitled(subscriberId);
     const now = new Date();
-    const release = chapterRelease(progress, chapterNumber, features.earlyAccess, now);
+    const release = this.releases.releaseOf(reader, chapterNumber, now);
     if (!release.released) throw chapterLocked(novelId, chapterNumber, release);
     await this.reading.recordChapterActivity(tenant, { subscriberId, novelId, chapterNumber, kind: 'text', occurredAt: now });
     return chapter;

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
-import { EntitlementsService } from '../../entitlements/index.js';
+import { featuresOf, type SubscriberFeatures } from '../../entitlements/index.js';
 import { chapterRelease, type ChapterRelease, type NovelProgress } from '../domain/novel-progress.js';
 import { ReadingProgressRepository } from '../domain/reading-progress.repository.js';
 
-/** What the drip needs to know about a subscriber and a novel, read once per request. */
+/** What the drip and the access checks need to know about a subscriber and a novel, read once per request. */
 export interface ReaderState {
   progress: NovelProgress | null;
+  features: SubscriberFeatures;
   earlyAccess: boolean;
 }
 
@@ -16,34 +17,21 @@ export interface ReaderState {
  */
 @Injectable()
 export class ChapterReleaseService {
-  constructor(
-    private readonly progress: ReadingProgressRepository,
-    private readonly entitlements: EntitlementsService,
-  ) {}
+  constructor(private readonly progress: ReadingProgressRepository) {}
 
-  /**
-   * Whether chapter `chapterNumber` of `novelId` is released for the subscriber now.
-   * The caller has checked that the novel is published and has the chapter. Pass
-   * `earlyAccess` when the subscriber's features are at hand or on their way (a promise:
-   * the progress is then read while they arrive), to save a query.
-   */
-  async chapterRelease(
-    tenant: Tenant,
-    subscriberId: string,
-    novelId: string,
-    chapterNumber: number,
-    known: { earlyAccess?: boolean | Promise<boolean> } = {},
-  ): Promise<ChapterRelease> {
-    const state = await this.readerState(tenant, subscriberId, novelId, known.earlyAccess);
-    return chapterRelease(state.progress, chapterNumber, state.earlyAccess, new Date());
+  /** Whether chapter `chapterNumber` of `novelId` is released for the subscriber now. */
+  async chapterRelease(tenant: Tenant, subscriberId: string, novelId: string, chapterNumber: number): Promise<ChapterRelease> {
+    return this.releaseOf(await this.readerState(tenant, subscriberId, novelId), chapterNumber);
   }
 
-  /** The subscriber's progress in the novel and early access, read in parallel. */
-  async readerState(tenant: Tenant, subscriberId: string, novelId: string, earlyAccess?: boolean | Promise<boolean>): Promise<ReaderState> {
-    const [progress, early] = await Promise.all([
-      this.progress.find(tenant, subscriberId, novelId),
-      earlyAccess ?? this.entitlements.features(tenant, subscriberId).then((features) => features.earlyAccess),
-    ]);
-    return { progress, earlyAccess: early };
+  releaseOf(reader: ReaderState, chapterNumber: number, at = new Date()): ChapterRelease {
+    return chapterRelease(reader.progress, chapterNumber, reader.earlyAccess, at);
+  }
+
+  /** The subscriber's progress in the novel and its features: one statement. */
+  async readerState(tenant: Tenant, subscriberId: string, novelId: string): Promise<ReaderState> {
+    const { progress, grants } = await this.progress.findWithGrants(tenant, subscriberId, novelId);
+    const features = featuresOf(grants);
+    return { progress, features, earlyAccess: features.earlyAccess };
   }
 }

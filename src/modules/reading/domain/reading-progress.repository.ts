@@ -1,4 +1,5 @@
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import type { EntitlementGrant } from '../../entitlements/index.js';
 import type { NovelProgress } from './novel-progress.js';
 
 /** Subscribers' reading progress, keyed by (partner, environment, subscriber, novel). */
@@ -9,6 +10,11 @@ export abstract class ReadingProgressRepository {
    */
   abstract lockSubscriber(tenant: Tenant, subscriberId: string): Promise<void>;
   abstract find(tenant: Tenant, subscriberId: string, novelId: string): Promise<NovelProgress | null>;
+  /**
+   * The progress in the novel and the subscriber's entitlements, in one statement: what the
+   * drip and the access checks need on every subscriber read.
+   */
+  abstract findWithGrants(tenant: Tenant, subscriberId: string, novelId: string): Promise<{ progress: NovelProgress | null; grants: EntitlementGrant[] }>;
   /** Every novel the subscriber has opened, newest first. */
   abstract listForSubscriber(tenant: Tenant, subscriberId: string): Promise<NovelProgress[]>;
   abstract unfinishedNovelIds(tenant: Tenant, subscriberId: string): Promise<string[]>;

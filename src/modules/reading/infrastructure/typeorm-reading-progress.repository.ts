@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { IsNull } from 'typeorm';
 import { Db } from '../../../shared/persistence/db.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import type { EntitlementGrant } from '../../entitlements/index.js';
 import type { NovelProgress } from '../domain/novel-progress.js';
 import { ReadingProgressRepository } from '../domain/reading-progress.repository.js';
 import { NovelProgressEntity } from './reading.entities.js';
@@ -39,6 +40,26 @@ export class TypeOrmReadingProgressRepository extends ReadingProgressRepository 
       [tenant.partnerId, tenant.environment, subscriberId, novelId],
     );
     return row ?? null;
+  }
+
+  async findWithGrants(tenant: Tenant, subscriberId: string, novelId: string): Promise<{ progress: NovelProgress | null; grants: EntitlementGrant[] }> {
+    // The entitlements table belongs to the entitlements module; reading reads it here, read
+    // only, so that a subscriber read is one round trip (ADR on hot-path statements).
+    const [row] = await this.db.query<{ progress: NovelProgress | null; grants: EntitlementGrant[] }>(
+      `SELECT
+         (SELECT json_build_object('novelId', novel_id, 'startedAt', started_at, 'currentChapter', current_chapter,
+                                   'finishedAt', finished_at, 'chosenChoiceId', chosen_choice_id)
+            FROM novel_progress WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND novel_id = $4) AS progress,
+         (SELECT coalesce(json_agg(json_build_object('product', product, 'status', status, 'internalPlan', internal_plan)), '[]')
+            FROM entitlements WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3) AS grants`,
+      [tenant.partnerId, tenant.environment, subscriberId, novelId],
+    );
+    const progress = row.progress && {
+      ...row.progress,
+      startedAt: new Date(row.progress.startedAt),
+      finishedAt: row.progress.finishedAt === null ? null : new Date(row.progress.finishedAt),
+    };
+    return { progress, grants: row.grants };
   }
 
   async listForSubscriber(tenant: Tenant, subscriberId: string): Promise<NovelProgress[]> {
