@@ -18,6 +18,6 @@ export class BillingUsageQueryDto {
 export class BillingUsageDto {
   @ApiProperty({ enum: PRODUCTS }) product: string;
   @ApiProperty({ example: '2026-11' }) period: string;
-  @ApiProperty({ description: "Count of the partner's active entitlements for the product." }) active_count: number;
+  @ApiProperty({ type: 'integer', description: "Count of the partner's active entitlements for the product." }) active_count: number;
   @ApiProperty() note: string;
 }

@@ -13,7 +13,7 @@ export class KidsTokenRequestDto extends TokenRequestDto {
 export class TokenResponseDto {
   @ApiProperty({ description: 'Signed service JWT (ES256).' }) access_token: string;
   @ApiProperty({ example: 'Bearer' }) token_type: string;
-  @ApiProperty({ example: 600 }) expires_in: number;
+  @ApiProperty({ type: 'integer', example: 600 }) expires_in: number;
 }
 
 export class KidsTokenResponseDto extends TokenResponseDto {
