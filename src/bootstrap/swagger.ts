@@ -32,18 +32,18 @@ const scopeDescriptions = (scopes: readonly Scope[]) => Object.fromEntries(scope
 
 const ISSUERS: readonly DocumentedIssuer[] = [
   {
-    scheme: 'kids',
-    description: "Tokens of the children's service issuer (scope kidsapp:engagement:read); other services refuse them.",
-    tokenPath: '/kids/v1/oauth2/token',
-    scopes: scopeDescriptions(KIDS_SCOPES),
-    serves: (path) => surfaceOf(path) === 'kids',
-  },
-  {
     scheme: 'platform',
     description: 'Tokens of the partner platform issuer, for the platform and the text and audio service (live and sandbox).',
     tokenPath: '/platform/v1/oauth2/token',
     scopes: scopeDescriptions(SCOPES.filter((scope) => !KIDS_SCOPES.includes(scope))),
     serves: (path) => surfaceOf(path) !== 'kids',
+  },
+  {
+    scheme: 'kids',
+    description: "Tokens of the children's service issuer (scope kidsapp:engagement:read); other services refuse them.",
+    tokenPath: '/kids/v1/oauth2/token',
+    scopes: scopeDescriptions(KIDS_SCOPES),
+    serves: (path) => surfaceOf(path) === 'kids',
   },
 ];
 

@@ -2,8 +2,8 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export class TokenRequestDto {
   @ApiProperty({ enum: ['client_credentials'] }) grant_type: string;
-  @ApiPropertyOptional({ description: 'Only when HTTP Basic is not used (Basic is preferred).' }) client_id?: string;
-  @ApiPropertyOptional({ description: 'Only when HTTP Basic is not used (Basic is preferred).' }) client_secret?: string;
+  @ApiPropertyOptional({ description: 'Only when HTTP Basic is not used (Basic is preferred).', example: '' }) client_id?: string;
+  @ApiPropertyOptional({ description: 'Only when HTTP Basic is not used (Basic is preferred).', example: '' }) client_secret?: string;
 }
 
 export class KidsTokenRequestDto extends TokenRequestDto {
