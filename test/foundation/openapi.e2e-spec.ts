@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -140,6 +140,13 @@ describe('the OpenAPI document at /docs/openapi.json', () => {
     expect(headers).toEqual(expect.arrayContaining(['webhook-id', 'webhook-timestamp', 'webhook-signature']));
     expect(document.components.schemas.ChapterUnlockedEvent.properties?.data.properties?.chapter_number.type).toBe('integer');
   });
+
+  it('is the document the quickstart\'s committed client was generated from (else: npm run openapi:client)', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'openapi-client-'));
+    writeFileSync(join(directory, 'openapi.json'), JSON.stringify(document));
+    await promisify(execFile)('npx', ['openapi-typescript', join(directory, 'openapi.json'), '-o', join(directory, 'api.d.ts')]);
+    expect(readFileSync(join(directory, 'api.d.ts'), 'utf8')).toBe(readFileSync('examples/quickstart/api.d.ts', 'utf8'));
+  }, 60_000);
 
   it('passes Redocly CLI lint (recommended rules) with no error and no warning', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'openapi-')), 'openapi.json');
