@@ -70,9 +70,18 @@ test('an operator authorizes in Swagger UI with a client id and secret, and "Try
   expect(body.data.length).toBeGreaterThan(0);
 }, 60_000);
 
-test('"Try it out" on the token endpoint pre-fills no placeholder values', async () => {
+test('"Try it out" on the token endpoint pre-fills no placeholder and, authorized with HTTP Basic, answers 200', async () => {
+  const credential = await t.partner({ environment: 'sandbox', scopes: ['textapp:catalog:read'] });
   const page = await browser.newPage();
   await page.goto(`${origin}/docs`);
+  await page.getByRole('button', { name: /Authorize/ }).first().click();
+  const basic = page.locator('.modal-ux .auth-container', { hasText: 'clientBasic' });
+  await basic.locator('input[type="text"]').fill(credential.client_id);
+  await basic.locator('input[type="password"]').fill(credential.client_secret);
+  await basic.locator('button.authorize').click();
+  await basic.locator('h6', { hasText: 'Authorized' }).waitFor();
+  await basic.locator('button.btn-done').click();
+
   const operation = page.locator('.opblock-post', { has: page.locator('[data-path="/platform/v1/oauth2/token"]') });
   await operation.locator('.opblock-summary').first().click();
   await operation.getByRole('button', { name: 'Try it out' }).click();
@@ -80,4 +89,9 @@ test('"Try it out" on the token endpoint pre-fills no placeholder values', async
   await form.locator('input, select').first().waitFor();
   const values = await form.locator('input[type="text"], input:not([type]), textarea').evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value));
   expect(values).not.toContain('string');
+
+  await operation.getByRole('button', { name: 'Execute' }).click();
+  const status = operation.locator('.live-responses-table tr.response .response-col_status').first();
+  await status.waitFor();
+  expect((await status.innerText()).trim()).toBe('200');
 }, 60_000);
