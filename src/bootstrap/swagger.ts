@@ -23,7 +23,7 @@ const SCOPE_DESCRIPTIONS = {
   'audioapp:playback:read': 'Read playback positions',
   'audioapp:playback:write': 'Write playback positions',
   'audioapp:voices:read': 'List the voices',
-  'kidsapp:engagement:read': "Read the children's engagement summary (children's issuer only)",
+  'kidsapp:engagement:read': "Read the children's engagement summary",
 } as const satisfies Record<Scope, string>;
 
 const KIDS_SCOPES: readonly Scope[] = ['kidsapp:engagement:read'];
@@ -33,10 +33,11 @@ const scopeDescriptions = (scopes: readonly Scope[]) => Object.fromEntries(scope
 const ISSUERS: readonly DocumentedIssuer[] = [
   {
     scheme: 'platform',
-    description: 'Tokens of the partner platform issuer, for the platform and the text and audio service (live and sandbox).',
+    description:
+      "Tokens of the partner platform issuer: the platform, the text and audio service (live and sandbox), and the children's service when they carry kidsapp:engagement:read.",
     tokenPath: '/platform/v1/oauth2/token',
-    scopes: scopeDescriptions(SCOPES.filter((scope) => !KIDS_SCOPES.includes(scope))),
-    serves: (path) => surfaceOf(path) !== 'kids',
+    scopes: scopeDescriptions(SCOPES),
+    serves: () => true,
   },
   {
     scheme: 'kids',

@@ -59,7 +59,8 @@ describe('the OpenAPI document at /docs/openapi.json', () => {
   it('derives security from the access rule: any one of its scopes, on its issuer', () => {
     expect(operation('get', '/v1/novels').security).toEqual([{ platform: ['textapp:catalog:read'] }, { platform: ['audioapp:audio:read'] }]);
     expect(operation('get', '/v1/categories').security).toEqual([{ platform: [] }]);
-    expect(operation('get', '/kids/v1/engagement/summary').security).toEqual([{ kids: ['kidsapp:engagement:read'] }]);
+    // The children's service accepts its own tokens and platform tokens carrying its scope.
+    expect(operation('get', '/kids/v1/engagement/summary').security).toEqual([{ platform: ['kidsapp:engagement:read'] }, { kids: ['kidsapp:engagement:read'] }]);
     expect(operation('post', '/platform/v1/oauth2/token').security).toEqual([{ clientBasic: [] }]);
     expect(operation('get', '/health/live').security).toEqual([]);
     for (const { operation } of operations()) {

@@ -9,17 +9,18 @@ export interface DocumentedIssuer {
   /** The token endpoint's path, e.g. `/platform/v1/oauth2/token`. */
   tokenPath: string;
   scopes: Readonly<Record<string, string>>;
-  /** Whether this issuer's tokens are the ones a path accepts. */
+  /** Whether a path accepts this issuer's tokens. */
   serves: (path: string) => boolean;
 }
 
 export const CLIENT_BASIC = 'clientBasic';
 
 /**
- * Security from the access rules: a protected operation accepts a token of its issuer
- * holding any one of its scopes (one requirement per scope, since OpenAPI requires every
- * scope listed in a single requirement); a token endpoint authenticates the client with
- * HTTP Basic; every other operation is public (`security: []`).
+ * Security from the access rules: a protected operation accepts a token of any issuer that
+ * serves its path holding any one of its scopes that issuer grants (one requirement per
+ * scope, since OpenAPI requires every scope listed in a single requirement); a token
+ * endpoint authenticates the client with HTTP Basic; every other operation is public
+ * (`security: []`).
  * tokenUrl is relative to the document's server, so Swagger UI posts to the origin it was
  * loaded from whatever PUBLIC_BASE_URL says.
  */
@@ -41,8 +42,11 @@ export function applySecurity(document: OpenAPIObject, issuers: readonly Documen
   for (const { path, operation } of operationsOf(document)) {
     const rule = operation['x-required-scopes'];
     if (rule) {
-      const scheme = (issuers.find((issuer) => issuer.serves(path)) ?? issuers[0]).scheme;
-      operation.security = rule.anyOf.length ? rule.anyOf.map((scope) => ({ [scheme]: [scope] })) : [{ [scheme]: [] }];
+      operation.security = issuers
+        .filter((issuer) => issuer.serves(path))
+        .flatMap(({ scheme, scopes }) =>
+          rule.anyOf.length ? rule.anyOf.filter((scope) => scope in scopes).map((scope) => ({ [scheme]: [scope] })) : [{ [scheme]: [] }],
+        );
     } else {
       operation.security = tokenPaths.has(path) ? [{ [CLIENT_BASIC]: [] }] : [];
     }
