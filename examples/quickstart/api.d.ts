@@ -1654,6 +1654,8 @@ export interface components {
         "x-request-id": string;
         /** @description Seconds to wait before retrying. */
         "Retry-After": number;
+        /** @description The authentication to use (RFC 6750 Bearer on the services, Basic on the token endpoints) and, for a refused token, why. */
+        "WWW-Authenticate": string;
         /** @description Requests the bucket holds when full. */
         "RateLimit-Limit": number;
         /** @description Requests left in the bucket now. */
@@ -1870,6 +1872,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2019,6 +2022,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2168,6 +2172,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2279,6 +2284,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2370,6 +2376,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2445,6 +2452,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2545,6 +2553,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2661,6 +2670,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2771,6 +2781,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2881,6 +2892,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2990,6 +3002,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3099,6 +3112,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3211,6 +3225,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3339,6 +3354,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3467,6 +3483,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3597,6 +3614,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3741,6 +3759,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3871,6 +3890,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4016,6 +4036,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4146,6 +4167,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4275,6 +4297,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4405,6 +4428,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4534,6 +4558,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4664,6 +4689,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4777,6 +4803,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4907,6 +4934,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5019,6 +5047,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5131,6 +5160,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5243,6 +5273,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5350,6 +5381,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5457,6 +5489,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5572,6 +5605,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5707,6 +5741,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5944,6 +5979,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6068,6 +6104,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6228,6 +6265,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6358,6 +6396,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6484,6 +6523,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6629,6 +6669,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6762,6 +6803,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6873,6 +6915,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6984,6 +7027,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7091,6 +7135,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7200,6 +7245,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7330,6 +7376,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7439,6 +7486,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7584,6 +7632,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7710,6 +7759,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7836,6 +7886,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7964,6 +8015,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8092,6 +8144,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -84,6 +84,7 @@ describe('the OpenAPI document at /docs/openapi.json', () => {
     const token = operation('post', '/platform/v1/oauth2/token').responses;
     expect(token['401'].content?.['application/json'].example?.error).toBe('invalid_client');
     expect(token['429'].headers).toHaveProperty('Retry-After');
+    expect(token['401'].headers).toHaveProperty('WWW-Authenticate');
     const novels = operation('get', '/v1/novels').responses;
     expect(novels['401'].content?.['application/json'].example?.error).toBe('invalid_token');
     expect(novels['403'].content?.['application/json'].example?.error).toBe('insufficient_scope');

@@ -8,6 +8,7 @@ const ERROR_BODY = { $ref: '#/components/schemas/ErrorBodyDto' };
 export const RESPONSE_HEADERS = {
   'x-request-id': { description: "The request's id: the caller's own when it sent a safe one, else minted. Quote it to support.", schema: { type: 'string' } },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
+  'WWW-Authenticate': { description: 'The authentication to use (RFC 6750 Bearer on the services, Basic on the token endpoints) and, for a refused token, why.', schema: { type: 'string' } },
   'RateLimit-Limit': { description: 'Requests the bucket holds when full.', schema: { type: 'integer' } },
   'RateLimit-Remaining': { description: 'Requests left in the bucket now.', schema: { type: 'integer' } },
   'RateLimit-Reset': { description: 'Seconds until the bucket is full again.', schema: { type: 'integer' } },
@@ -17,7 +18,12 @@ export const RESPONSE_HEADERS = {
 const headerRefs = (...names: (keyof typeof RESPONSE_HEADERS)[]) =>
   Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 
-const RATE_LIMIT_HEADERS = ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'] as const;
+/** Headers an answer of a status carries besides x-request-id. */
+const EXTRA_HEADERS: Record<number, (keyof typeof RESPONSE_HEADERS)[]> = {
+  401: ['WWW-Authenticate'],
+  429: ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'],
+  503: ['Retry-After'],
+};
 
 /** An example description for each error code, so each status shows an error it can answer. */
 const EXAMPLE_DESCRIPTIONS: Record<string, string> = {
@@ -66,7 +72,8 @@ function errorResponse(status: number, description: string | undefined, headers:
  * rate limit or failure budget applies (protected routes and token endpoints), 503 when the
  * database is unreachable, a 400 for a malformed URL on routes that declare no other 4xx;
  * every error with the contract's body and an example of its own code; x-request-id on
- * every response and Retry-After with the rate-limit headers where they are sent.
+ * every response, WWW-Authenticate on 401, and Retry-After with the rate-limit headers
+ * where they are sent.
  */
 export function declareResponses(document: OpenAPIObject, isTokenEndpoint: (path: string) => boolean): void {
   document.components = { ...document.components, headers: { ...document.components?.headers, ...RESPONSE_HEADERS } };
@@ -83,7 +90,7 @@ export function declareResponses(document: OpenAPIObject, isTokenEndpoint: (path
 
 function decorate(operation: Operation, status: string, response: { description?: string; headers?: unknown }): void {
   const code = Number(status);
-  const headers = code === 429 ? headerRefs('x-request-id', ...RATE_LIMIT_HEADERS) : code === 503 ? headerRefs('x-request-id', 'Retry-After') : headerRefs('x-request-id');
+  const headers = headerRefs('x-request-id', ...(EXTRA_HEADERS[code] ?? []));
   if (code >= 400) {
     (operation.responses as Record<string, unknown>)[status] = errorResponse(code, response.description, headers);
   } else {
