@@ -1698,7 +1698,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "The URL is not correctly percent-encoded."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -1715,7 +1715,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -1752,7 +1752,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "The URL is not correctly percent-encoded."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -1804,7 +1804,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "The URL is not correctly percent-encoded."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -1821,7 +1821,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -1862,7 +1862,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "A field or parameter is missing or malformed; this text names it and the rule it breaks."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -1917,7 +1917,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -1954,7 +1954,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "The URL is not correctly percent-encoded."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -1971,7 +1971,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2012,7 +2012,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "A field or parameter is missing or malformed; this text names it and the rule it breaks."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2067,7 +2067,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2104,7 +2104,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "The URL is not correctly percent-encoded."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2121,7 +2121,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2162,7 +2162,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Subscriber_id, product or status missing or invalid, or effective_at malformed or in the future."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2179,7 +2179,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2195,7 +2195,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: platform:entitlements:write."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2233,7 +2233,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2274,7 +2274,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Product missing or invalid, period not YYYY-MM."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2291,7 +2291,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2307,7 +2307,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: platform:billing:read."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2345,7 +2345,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2383,7 +2383,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2421,7 +2421,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2459,7 +2459,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2497,7 +2497,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2543,7 +2543,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "A filter or paging parameter is malformed or out of range, or unknown."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2560,7 +2560,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2576,7 +2576,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: textapp:catalog:read, audioapp:audio:read."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2614,7 +2614,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2660,7 +2660,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "A filter or paging parameter is malformed or out of range, or unknown."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2677,7 +2677,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2693,7 +2693,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: textapp:catalog:read, audioapp:audio:read."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2731,7 +2731,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2771,7 +2771,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Malformed subscriber id."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2788,7 +2788,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2804,7 +2804,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: textapp:progress:read."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2842,7 +2842,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2882,7 +2882,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Malformed subscriber id."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2899,7 +2899,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2915,7 +2915,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: textapp:progress:read."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2953,7 +2953,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -2992,7 +2992,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "A field or parameter is missing or malformed; this text names it and the rule it breaks."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3009,7 +3009,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3025,7 +3025,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: textapp:progress:read."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3063,7 +3063,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3102,7 +3102,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "A field or parameter is missing or malformed; this text names it and the rule it breaks."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3119,7 +3119,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3135,7 +3135,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: textapp:progress:read."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3173,7 +3173,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3215,7 +3215,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "A field or parameter is missing or malformed; this text names it and the rule it breaks."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3232,7 +3232,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3248,7 +3248,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: textapp:catalog:read, audioapp:audio:read."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3264,7 +3264,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Novel does not exist or was removed."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3302,7 +3302,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3344,7 +3344,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "A field or parameter is missing or malformed; this text names it and the rule it breaks."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3361,7 +3361,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3377,7 +3377,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: textapp:catalog:read, audioapp:audio:read."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3393,7 +3393,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Novel does not exist or was removed."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3431,7 +3431,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3473,7 +3473,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "A field or parameter is missing or malformed; this text names it and the rule it breaks."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3490,7 +3490,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3506,7 +3506,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: textapp:progress:read."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3522,7 +3522,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Novel does not exist or was removed."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3560,7 +3560,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3604,7 +3604,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Malformed body or unknown choice_id."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3621,7 +3621,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3637,7 +3637,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: textapp:progress:write."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3653,7 +3653,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Novel does not exist or was removed."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3669,7 +3669,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "novel_not_started",
-                     *       "error_description": "novel_not_started: see the description of this response."
+                     *       "error_description": "The subscriber has not opened this novel."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3707,7 +3707,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3749,7 +3749,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "A field or parameter is missing or malformed; this text names it and the rule it breaks."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3766,7 +3766,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3782,7 +3782,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: textapp:progress:read."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3798,7 +3798,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Novel does not exist or was removed."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3836,7 +3836,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3880,7 +3880,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Malformed body or unknown choice_id."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3897,7 +3897,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3913,7 +3913,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: textapp:progress:write."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3929,7 +3929,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Novel does not exist or was removed."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3945,7 +3945,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "novel_not_started",
-                     *       "error_description": "novel_not_started: see the description of this response."
+                     *       "error_description": "The subscriber has not opened this novel."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3983,7 +3983,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4026,7 +4026,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Malformed parameter or body, or the chapter is not yet released for the subscriber."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4043,7 +4043,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4059,7 +4059,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: audioapp:playback:read."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4075,7 +4075,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Novel does not exist or was removed."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4113,7 +4113,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4157,7 +4157,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Malformed parameter or body, or the chapter is not yet released for the subscriber."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4174,7 +4174,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4190,7 +4190,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: audioapp:playback:write."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4206,7 +4206,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Novel does not exist or was removed."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4244,7 +4244,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4287,7 +4287,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Malformed parameter or body, or the chapter is not yet released for the subscriber."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4304,7 +4304,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4320,7 +4320,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: audioapp:playback:read."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4336,7 +4336,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Novel does not exist or was removed."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4374,7 +4374,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4418,7 +4418,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Malformed parameter or body, or the chapter is not yet released for the subscriber."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4435,7 +4435,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4451,7 +4451,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: audioapp:playback:write."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4467,7 +4467,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Novel does not exist or was removed."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4505,7 +4505,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4548,7 +4548,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Malformed parameter or body, or the chapter is not yet released for the subscriber."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4565,7 +4565,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4581,7 +4581,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: audioapp:playback:read."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4597,7 +4597,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Novel does not exist or was removed."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4635,7 +4635,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4679,7 +4679,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Malformed parameter or body, or the chapter is not yet released for the subscriber."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4696,7 +4696,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4712,7 +4712,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: audioapp:playback:write."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4750,7 +4750,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4793,7 +4793,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Malformed parameter or body, or the chapter is not yet released for the subscriber."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4810,7 +4810,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4826,7 +4826,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: audioapp:playback:read."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4842,7 +4842,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Novel does not exist or was removed."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4880,7 +4880,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4924,7 +4924,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Malformed parameter or body, or the chapter is not yet released for the subscriber."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4941,7 +4941,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4957,7 +4957,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: audioapp:playback:write."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4995,7 +4995,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5037,7 +5037,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "A date that is not YYYY-MM-DD, period_end before period_start, more than 366 days, or an unknown parameter."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5054,7 +5054,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5070,7 +5070,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: textapp:analytics:read."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5108,7 +5108,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5150,7 +5150,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "A date that is not YYYY-MM-DD, period_end before period_start, more than 366 days, or an unknown parameter."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5167,7 +5167,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5183,7 +5183,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: textapp:analytics:read."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5221,7 +5221,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5263,7 +5263,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "A period date missing or not YYYY-MM-DD, period_end before period_start, more than 366 days, or any other query parameter."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5280,7 +5280,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5296,7 +5296,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: kidsapp:engagement:read."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5334,7 +5334,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5371,7 +5371,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "The endpoint takes no query parameters."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5388,7 +5388,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5404,7 +5404,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: audioapp:voices:read."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5442,7 +5442,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5479,7 +5479,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "The endpoint takes no query parameters."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5496,7 +5496,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5512,7 +5512,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: audioapp:voices:read."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5550,7 +5550,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5595,7 +5595,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Subscriber_id missing or malformed, chapter number not an integer of at least 1, or an unknown parameter."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5612,7 +5612,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5632,7 +5632,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "plan_without_audio",
-                     *       "error_description": "plan_without_audio: see the description of this response."
+                     *       "error_description": "The subscriber's plan does not include audio."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5648,7 +5648,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "The novel does not exist or was removed."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5686,7 +5686,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5731,7 +5731,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Subscriber_id missing or malformed, chapter number not an integer of at least 1, or an unknown parameter."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5748,7 +5748,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5768,7 +5768,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "plan_without_audio",
-                     *       "error_description": "plan_without_audio: see the description of this response."
+                     *       "error_description": "The subscriber's plan does not include audio."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5784,7 +5784,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "The novel does not exist or was removed."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5822,7 +5822,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5859,7 +5859,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "not_found",
-                     *       "error_description": "No webhook endpoint 0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6."
+                     *       "error_description": "This process does not serve the platform."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5876,7 +5876,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5913,7 +5913,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "not_found",
-                     *       "error_description": "No webhook endpoint 0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6."
+                     *       "error_description": "This process does not serve the children's service."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5930,7 +5930,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5969,7 +5969,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "A field or parameter is missing or malformed; this text names it and the rule it breaks."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5986,7 +5986,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6002,7 +6002,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: platform:subscribers:read."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6040,7 +6040,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6094,7 +6094,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Malformed body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6111,7 +6111,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6131,7 +6131,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "subscriber_not_entitled",
-                     *       "error_description": "subscriber_not_entitled: see the description of this response."
+                     *       "error_description": "No active textapp or audioapp entitlement\n\ninsufficient_scope: the token needs one of: textapp:progress:write."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6147,7 +6147,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Novel does not exist or was removed."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6163,7 +6163,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "active_novel_limit_reached",
-                     *       "error_description": "active_novel_limit_reached: see the description of this response."
+                     *       "error_description": "The subscriber already has 3 unfinished novels: finish or remove one first."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6201,7 +6201,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6255,7 +6255,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Malformed body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6272,7 +6272,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6292,7 +6292,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "subscriber_not_entitled",
-                     *       "error_description": "subscriber_not_entitled: see the description of this response."
+                     *       "error_description": "No active textapp or audioapp entitlement\n\ninsufficient_scope: the token needs one of: textapp:progress:write."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6308,7 +6308,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Novel does not exist or was removed."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6324,7 +6324,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "active_novel_limit_reached",
-                     *       "error_description": "active_novel_limit_reached: see the description of this response."
+                     *       "error_description": "The subscriber already has 3 unfinished novels: finish or remove one first."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6362,7 +6362,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6403,7 +6403,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6419,7 +6419,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: textapp:progress:write."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6435,7 +6435,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Novel does not exist or was removed."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6451,7 +6451,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "novel_already_finished",
-                     *       "error_description": "novel_already_finished: see the description of this response."
+                     *       "error_description": "The subscriber already finished this novel."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6489,7 +6489,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6530,7 +6530,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6546,7 +6546,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: textapp:progress:write."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6562,7 +6562,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Novel does not exist or was removed."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6578,7 +6578,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "novel_already_finished",
-                     *       "error_description": "novel_already_finished: see the description of this response."
+                     *       "error_description": "The subscriber already finished this novel."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6616,7 +6616,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6659,7 +6659,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "A field or parameter is missing or malformed; this text names it and the rule it breaks."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6676,7 +6676,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6696,7 +6696,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "subscriber_not_entitled",
-                     *       "error_description": "subscriber_not_entitled: see the description of this response."
+                     *       "error_description": "The subscriber has no active entitlement for this product."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6712,7 +6712,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Novel does not exist or was removed."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6750,7 +6750,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6793,7 +6793,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "A field or parameter is missing or malformed; this text names it and the rule it breaks."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6810,7 +6810,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6830,7 +6830,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "subscriber_not_entitled",
-                     *       "error_description": "subscriber_not_entitled: see the description of this response."
+                     *       "error_description": "The subscriber has no active entitlement for this product."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6846,7 +6846,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Novel does not exist or was removed."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6884,7 +6884,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6922,7 +6922,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6938,7 +6938,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: platform:webhooks:manage."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6976,7 +6976,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7017,7 +7017,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Url refused (not https, not public, not port 443 or 8443) or events invalid."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7034,7 +7034,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7050,7 +7050,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: platform:webhooks:manage."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7066,7 +7066,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "endpoint_limit_reached",
-                     *       "error_description": "endpoint_limit_reached: see the description of this response."
+                     *       "error_description": "The environment already has 10 endpoints."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7104,7 +7104,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7142,7 +7142,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7158,7 +7158,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: platform:webhooks:manage."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7174,7 +7174,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "not_found",
-                     *       "error_description": "No webhook endpoint 0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6."
+                     *       "error_description": "Nothing with this id exists for your partner and environment."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7212,7 +7212,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7252,7 +7252,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7268,7 +7268,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: platform:webhooks:manage."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7284,7 +7284,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "not_found",
-                     *       "error_description": "No webhook endpoint 0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6."
+                     *       "error_description": "Nothing with this id exists for your partner and environment."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7322,7 +7322,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7366,7 +7366,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Status or limit invalid."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7383,7 +7383,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7399,7 +7399,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: platform:webhooks:manage."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7415,7 +7415,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "not_found",
-                     *       "error_description": "No webhook endpoint 0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6."
+                     *       "error_description": "Nothing with this id exists for your partner and environment."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7453,7 +7453,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7493,7 +7493,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7509,7 +7509,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: platform:webhooks:manage."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7525,7 +7525,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "not_found",
-                     *       "error_description": "No webhook endpoint 0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6."
+                     *       "error_description": "Nothing with this id exists for your partner and environment."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7541,7 +7541,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "conflict",
-                     *       "error_description": "No endpoint subscribes to this event type."
+                     *       "error_description": "No endpoint subscribes to the event type."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7579,7 +7579,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7622,7 +7622,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "After, limit or wait invalid."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7639,7 +7639,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7655,7 +7655,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: platform:webhooks:manage."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7671,7 +7671,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "events_expired",
-                     *       "error_description": "events_expired: see the description of this response."
+                     *       "error_description": "Events after `after` are past retention."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7709,7 +7709,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7749,7 +7749,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Malformed novel id, or a query parameter (there are none)."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7766,7 +7766,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7782,7 +7782,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: audioapp:audio:read."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7798,7 +7798,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "The novel does not exist or was removed."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7836,7 +7836,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7876,7 +7876,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Malformed novel id, or a query parameter (there are none)."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7893,7 +7893,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7909,7 +7909,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: audioapp:audio:read."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7925,7 +7925,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "The novel does not exist or was removed."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7963,7 +7963,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -8005,7 +8005,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Chapter number not an integer of at least 1, malformed novel id, or a query parameter (there are none)."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -8022,7 +8022,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -8038,7 +8038,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: audioapp:audio:read."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -8054,7 +8054,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "The novel does not exist or was removed."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -8092,7 +8092,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -8134,7 +8134,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "Chapter number not an integer of at least 1, malformed novel id, or a query parameter (there are none)."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -8151,7 +8151,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_token",
-                     *       "error_description": "The access token is missing, malformed, expired or revoked."
+                     *       "error_description": "Missing, malformed, expired or revoked token."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -8167,7 +8167,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "insufficient_scope",
-                     *       "error_description": "The token needs one of the scopes this operation lists."
+                     *       "error_description": "The token needs one of: audioapp:audio:read."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -8183,7 +8183,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -"
+                     *       "error_description": "The novel does not exist or was removed."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -8221,7 +8221,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The service cannot reach its database. Retry shortly."
+                     *       "error_description": "The database is unreachable."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];

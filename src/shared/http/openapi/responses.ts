@@ -25,31 +25,54 @@ const EXTRA_HEADERS: Record<number, (keyof typeof RESPONSE_HEADERS)[]> = {
   503: ['Retry-After'],
 };
 
-/** An example description for each error code, so each status shows an error it can answer. */
-const EXAMPLE_DESCRIPTIONS: Record<string, string> = {
-  invalid_request: 'subscriber_id must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -',
+type ErrorCode = (typeof ERROR_KINDS)[keyof typeof ERROR_KINDS]['error'];
+
+/**
+ * An example error_description per code, used when the response's description does not
+ * say `code: what happened` itself. Exhaustive: a new code does not compile without one.
+ */
+const EXAMPLE_DESCRIPTIONS: Record<ErrorCode, string> = {
+  invalid_request: 'A field or parameter is missing or malformed; this text names it and the rule it breaks.',
   unsupported_grant_type: 'Only grant_type=client_credentials is supported.',
   invalid_scope: 'scope must be kidsapp:engagement:read.',
   invalid_client: 'Client authentication failed: unknown client, wrong secret or revoked credential.',
   invalid_token: 'The access token is missing, malformed, expired or revoked.',
   insufficient_scope: 'The token needs one of the scopes this operation lists.',
-  access_denied: "This credential may not use the children's service.",
-  not_found: 'No webhook endpoint 0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6.',
+  plan_without_audio: "The subscriber's plan does not include audio.",
+  chapter_locked: 'This chapter is not released to the subscriber yet.',
+  subscriber_not_entitled: 'The subscriber has no active entitlement for this product.',
+  access_denied: 'This media URL has expired. Request a new stream URL.',
+  not_found: 'Nothing with this id exists for your partner and environment.',
+  audio_not_ready: "The chapter's audio is not rendered yet.",
+  active_novel_limit_reached: 'The subscriber already has 3 unfinished novels: finish or remove one first.',
+  novel_already_finished: 'The subscriber already finished this novel.',
+  novel_not_started: 'The subscriber has not opened this novel.',
+  endings_not_available: 'Endings are available once the last chapter is released to the subscriber.',
+  ending_already_chosen: 'The subscriber already chose another ending.',
+  endpoint_limit_reached: 'This environment already has 10 webhook endpoints: delete one first.',
   conflict: 'No endpoint subscribes to this event type.',
+  events_expired: 'Events after this seq are no longer kept: resynchronise, then read from after=0.',
   rate_limited: 'Too many requests: retry after the time in Retry-After.',
   temporarily_unavailable: 'The service cannot reach its database. Retry shortly.',
+  server_error: 'The service failed unexpectedly. Retry later; if it persists, contact support with the x-request-id.',
 };
 
+/** The response's own words for a code (`code: what happened; …`), else the code's example. */
+function exampleDescription(code: ErrorCode, description: string | undefined): string {
+  const own = (description ?? '').match(new RegExp(`(?:^|[;,] *)${code}: ([^;]+)`))?.[1].trim();
+  return own ? `${own[0].toUpperCase()}${own.slice(1)}${/[.!?]$/.test(own) ? '' : '.'}` : EXAMPLE_DESCRIPTIONS[code];
+}
+
 /** The error codes each status can carry, from the one kind→status map. */
-const codesOf = (status: number): string[] => [...new Set(Object.values(ERROR_KINDS).filter((kind) => kind.status === status).map((kind) => kind.error))];
+const codesOf = (status: number): ErrorCode[] => [...new Set(Object.values(ERROR_KINDS).filter((kind) => kind.status === status).map((kind) => kind.error))];
 
 /**
  * The example code of an error response: the first code its description names (the
  * decorators describe a response as "code: when"), else the status's first code.
  */
-function exampleCode(status: number, description: string | undefined): string {
+function exampleCode(status: number, description: string | undefined): ErrorCode {
   const codes = codesOf(status);
-  const named = (description ?? '').match(/[a-z]+(?:_[a-z]+)+|[a-z]+/g)?.find((word) => codes.includes(word));
+  const named = (description ?? '').match(/[a-z]+(?:_[a-z]+)+|[a-z]+/g)?.find((word): word is ErrorCode => (codes as string[]).includes(word));
   return named ?? codes[0];
 }
 
@@ -61,7 +84,7 @@ function errorResponse(status: number, description: string | undefined, headers:
     content: {
       'application/json': {
         schema: ERROR_BODY,
-        example: { error, error_description: EXAMPLE_DESCRIPTIONS[error] ?? `${error}: see the description of this response.` },
+        example: { error, error_description: exampleDescription(error, description) },
       },
     },
   };
