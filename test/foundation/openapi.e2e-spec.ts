@@ -9,7 +9,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 type Schema = Record<string, unknown> & { properties?: Record<string, Schema> };
 interface Response {
   headers?: Record<string, unknown>;
-  content?: { 'application/json': { example?: { error: string } } };
+  content?: { 'application/json': { example?: { error: string; error_description: string } } };
 }
 interface Operation {
   operationId: string;
@@ -90,6 +90,12 @@ describe('the OpenAPI document at /docs/openapi.json', () => {
     expect(novels['403'].content?.['application/json'].example?.error).toBe('insufficient_scope');
     expect(novels['503'].headers).toHaveProperty('Retry-After');
     expect(operation('delete', '/platform/v1/webhook-endpoints/{id}').responses['404'].content?.['application/json'].example?.error).toBe('not_found');
+    // In the response's own words where it has them.
+    expect(token['400'].content?.['application/json'].example?.error_description).not.toMatch(/subscriber_id/);
+    expect(operation('get', '/platform/v1/events').responses['410'].content?.['application/json'].example).toEqual({
+      error: 'events_expired',
+      error_description: expect.stringMatching(/^Events after/),
+    });
     for (const { operation } of operations()) {
       for (const [status, response] of Object.entries(operation.responses)) {
         expect(response.headers).toHaveProperty('x-request-id');
