@@ -96,7 +96,7 @@ describe('access to the audio metadata', () => {
       const stream = operation(`${mount}/novels/{id}/chapters/{chapterNumber}/stream`);
       expect(stream.tags).toEqual(['Audio']);
       expect(stream['x-extension']).toBeUndefined();
-      expect(Object.keys(stream.responses).sort()).toEqual(['200', '400', '401', '403', '404']);
+      expect(Object.keys(stream.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429', '503']);
       for (const path of [`${mount}/novels/{id}/audio`, `${mount}/novels/{id}/chapters/{chapterNumber}/audio`]) {
         expect(operation(path).tags).toEqual(expect.arrayContaining(['Audio', 'Extensions']));
         expect(operation(path)['x-extension']).toBe(true);

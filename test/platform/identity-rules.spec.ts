@@ -40,6 +40,12 @@ describe('readClientAuthentication', () => {
     expect(readClientAuthentication(undefined, { client_id: ['a', 'b'], client_secret: 'b' }).kind).toBe('ambiguous');
   });
 
+  it('treats body fields sent without a value as omitted (RFC 6749 3.1), as form tools send them next to Basic', () => {
+    expect(readClientAuthentication(basic('a', 'b'), { client_id: '', client_secret: '' })).toEqual({ kind: 'credentials', credentials: { clientId: 'a', clientSecret: 'b' } });
+    expect(readClientAuthentication(undefined, { client_id: '', client_secret: '' }).kind).toBe('missing');
+    expect(readClientAuthentication(basic('a', 'b'), { client_id: 'a', client_secret: '' }).kind).toBe('ambiguous');
+  });
+
   it('tells missing from malformed', () => {
     expect(readClientAuthentication(undefined, {}).kind).toBe('missing');
     expect(readClientAuthentication('Basic %%%', {}).kind).toBe('malformed');

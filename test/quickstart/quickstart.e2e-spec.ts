@@ -6,8 +6,9 @@ import { freePort } from '../../src/shared/net/free-port.js';
 
 /**
  * `npm run quickstart` (examples/quickstart) against a started service: token, entitlement,
- * open, chapters, text, stream URL, audio download, playback position, backdated ending
- * and a verified webhook, exactly as a partner would run it.
+ * open, chapters, text, stream URL, audio download, playback position, backdated ending,
+ * a verified webhook and the event feed, exactly as a partner would run it, through the
+ * client generated from the OpenAPI document; it deletes the webhook endpoint it made.
  */
 const run = promisify(execFile);
 
@@ -39,6 +40,36 @@ test('the quickstart runs every step against the sandbox and verifies the webhoo
     timeout: 90_000,
   });
   expect(output).toContain('Downloaded the narration');
+  expect(output).toContain('Webhook endpoint registered for novel.finished and chapter.unlocked');
+  expect(output).toMatch(/"events":\["novel.finished","chapter.unlocked"\]/);
   expect(output).toContain('Received novel.finished and verified its Standard Webhooks signature');
+  expect(output).toMatch(/Read the same novel.finished from the event feed\s+\{"seq":\d+,"event":"novel.finished"/);
+  expect(output).toContain('Deleted the webhook endpoint');
   expect(output.trim().split('\n').at(-1)).toBe('Quickstart complete.');
+  expect(await endpointsOf(credential)).toEqual([]);
 }, 120_000);
+
+test('the quickstart names the URL it could not reach', async () => {
+  const unreachable = `http://127.0.0.1:${await freePort()}`;
+  const failure = await run('npm', ['run', '--silent', 'quickstart'], {
+    env: { ...process.env, BASE_URL: unreachable, CLIENT_ID: 'sbx_unused', CLIENT_SECRET: 'unused' },
+    timeout: 60_000,
+  }).catch((error: { stderr: string; code: number }) => error);
+  expect((failure as { code: number }).code).toBe(1);
+  expect((failure as { stderr: string }).stderr).toContain(`POST ${unreachable}/platform/v1/oauth2/token failed`);
+  expect((failure as { stderr: string }).stderr).toContain('BASE_URL');
+}, 90_000);
+
+/** The webhook endpoints a credential's environment has registered. */
+async function endpointsOf(credential: { client_id: string; client_secret: string }): Promise<unknown[]> {
+  const base = `http://127.0.0.1:${env.PORT}/platform/v1`;
+  const basic = Buffer.from(`${credential.client_id}:${credential.client_secret}`).toString('base64');
+  const token = await fetch(`${base}/oauth2/token`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials',
+  });
+  const { access_token } = (await token.json()) as { access_token: string };
+  const list = await fetch(`${base}/webhook-endpoints`, { headers: { authorization: `Bearer ${access_token}` } });
+  return ((await list.json()) as { data: unknown[] }).data;
+}

@@ -18,13 +18,13 @@ export class EndingCountDto {
   @ApiProperty({ example: 'the-heir' }) novel_id: string;
   @ApiProperty({ example: 'stay' }) choice_id: string;
   @ApiProperty({ description: 'The ending’s label (may be a spoiler).' }) label: string;
-  @ApiProperty({ description: 'Readers who chose this ending in the period; never below minimum_cohort_size.', example: 42 }) count: number;
+  @ApiProperty({ type: 'integer', description: 'Readers who chose this ending in the period; never below minimum_cohort_size.', example: 42 }) count: number;
 }
 
 export class EngagementReportDto {
   @ApiProperty({ format: 'date' }) period_start: string;
   @ApiProperty({ format: 'date' }) period_end: string;
-  @ApiProperty({ description: 'Distinct subscribers of this partner with reading activity (a chapter-text read or a playback-position write) in the period.' })
+  @ApiProperty({ type: 'integer', description: 'Distinct subscribers of this partner with reading activity (a chapter-text read or a playback-position write) in the period.' })
   active_readers: number;
   @ApiProperty({ description: 'Distinct (subscriber, novel, chapter) with activity in the period, divided by active_readers; 0 when there are none.', example: 4.25 })
   avg_chapters_read_per_active_reader: number;
@@ -32,7 +32,7 @@ export class EngagementReportDto {
   completion_rate: number;
   @ApiProperty({ type: [EndingCountDto], description: 'Endings chosen in the period per (novel, choice); rows with fewer than minimum_cohort_size readers are omitted.' })
   ending_distribution: EndingCountDto[];
-  @ApiProperty({ example: 20 }) minimum_cohort_size: number;
+  @ApiProperty({ type: 'integer', example: 20 }) minimum_cohort_size: number;
   @ApiProperty({ format: 'date-time' }) generated_at: string;
 }
 

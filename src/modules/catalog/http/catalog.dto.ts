@@ -8,7 +8,7 @@ import type { Category, Novel } from '../domain/catalog.js';
 export class CategoryDto {
   @ApiProperty({ description: 'Slug; the category_id filter of GET /novels.', example: 'romance' }) id: string;
   @ApiProperty({ example: 'Romance' }) name: string;
-  @ApiProperty({ example: 1 }) sort_order: number;
+  @ApiProperty({ type: 'integer', example: 1 }) sort_order: number;
 }
 
 export class CategoryListDto {
@@ -63,16 +63,16 @@ export class CatalogEntryDto {
   @ApiProperty({ type: [String], example: ['drama'] }) tags: string[];
   @ApiProperty({ example: 'pt-BR' }) language: string;
   @ApiProperty({ type: String, nullable: true, format: 'uri' }) cover_url: string | null;
-  @ApiProperty() total_chapters: number;
+  @ApiProperty({ type: 'integer' }) total_chapters: number;
   @ApiProperty({ description: "true when every chapter's audio is ready." }) has_audio: boolean;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
 }
 
 export class NovelPageDto {
   @ApiProperty({ type: [CatalogEntryDto], description: 'Ordered by title, then id.' }) data: CatalogEntryDto[];
-  @ApiProperty() page: number;
-  @ApiProperty() page_size: number;
-  @ApiProperty({ description: 'Novels matching the filters, over all pages.' }) total: number;
+  @ApiProperty({ type: 'integer' }) page: number;
+  @ApiProperty({ type: 'integer' }) page_size: number;
+  @ApiProperty({ type: 'integer', description: 'Novels matching the filters, over all pages.' }) total: number;
 }
 
 export const categoryDto = (category: Category): CategoryDto => ({ id: category.id, name: category.name, sort_order: category.sortOrder });

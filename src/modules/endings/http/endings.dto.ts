@@ -21,7 +21,7 @@ export class ChoiceDto {
   @ApiProperty() choice_id: string;
   @ApiProperty({ description: 'May be a spoiler, hence gated.' }) label: string;
   @ApiProperty() ending: string;
-  @ApiProperty() sort_order: number;
+  @ApiProperty({ type: 'integer' }) sort_order: number;
 }
 
 export class EndingsStateDto {

@@ -26,7 +26,9 @@ export function readClientAuthentication(
   authorization: string | undefined,
   body: { client_id?: unknown; client_secret?: unknown },
 ): ClientAuthentication {
-  const inBody = body.client_id !== undefined || body.client_secret !== undefined;
+  // RFC 6749 3.1: a parameter sent without a value is treated as omitted (form tools such
+  // as Swagger UI send empty client_id= and client_secret= next to HTTP Basic).
+  const inBody = given(body.client_id) || given(body.client_secret);
   if (authorization !== undefined && /^basic\s/i.test(authorization)) {
     if (inBody) {
       return { kind: 'ambiguous', reason: 'Use one client authentication method: HTTP Basic or client_id and client_secret in the body, not both.' };
@@ -42,6 +44,8 @@ export function readClientAuthentication(
   }
   return checked({ clientId: body.client_id, clientSecret: body.client_secret });
 }
+
+const given = (value: unknown) => value !== undefined && value !== '';
 
 function checked(credentials: ClientCredentials): ClientAuthentication {
   if (!CLIENT_ID_PATTERN.test(credentials.clientId)) return { kind: 'malformed', reason: 'The client_id is not one this platform issues.' };

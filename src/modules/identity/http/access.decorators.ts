@@ -1,5 +1,5 @@
 import { applyDecorators, createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
-import { ApiBearerAuth, ApiExtension, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiExtension, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { ErrorBodyDto } from '../../../shared/http/error-body.dto.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
@@ -21,7 +21,6 @@ export const Public = () => SetMetadata(ACCESS_RULE, { public: true } satisfies 
 export const RequireScopes = (...scopes: Scope[]) =>
   applyDecorators(
     SetMetadata(ACCESS_RULE, { public: false, anyOfScopes: scopes } satisfies AccessRule),
-    ApiBearerAuth('bearer'),
     ApiExtension('x-required-scopes', { anyOf: scopes }),
     ApiUnauthorizedResponse({ description: 'invalid_token: missing, malformed, expired or revoked token', type: ErrorBodyDto }),
     ...(scopes.length

@@ -2,8 +2,8 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export class TokenRequestDto {
   @ApiProperty({ enum: ['client_credentials'] }) grant_type: string;
-  @ApiPropertyOptional({ description: 'Only when HTTP Basic is not used (Basic is preferred).' }) client_id?: string;
-  @ApiPropertyOptional({ description: 'Only when HTTP Basic is not used (Basic is preferred).' }) client_secret?: string;
+  @ApiPropertyOptional({ description: 'Only when HTTP Basic is not used (Basic is preferred).', example: '' }) client_id?: string;
+  @ApiPropertyOptional({ description: 'Only when HTTP Basic is not used (Basic is preferred).', example: '' }) client_secret?: string;
 }
 
 export class KidsTokenRequestDto extends TokenRequestDto {
@@ -13,7 +13,7 @@ export class KidsTokenRequestDto extends TokenRequestDto {
 export class TokenResponseDto {
   @ApiProperty({ description: 'Signed service JWT (ES256).' }) access_token: string;
   @ApiProperty({ example: 'Bearer' }) token_type: string;
-  @ApiProperty({ example: 600 }) expires_in: number;
+  @ApiProperty({ type: 'integer', example: 600 }) expires_in: number;
 }
 
 export class KidsTokenResponseDto extends TokenResponseDto {

@@ -26,7 +26,7 @@ export class PlaybackPositionWriteDto {
   @Length(1, 120, { message: 'chapter_id must be 1 to 120 characters' })
   chapter_id: string;
 
-  @ApiProperty({ minimum: 0, maximum: MAX_POSITION_SECONDS, example: 95 })
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: MAX_POSITION_SECONDS, example: 95 })
   @IsDefined({ message: 'position_seconds is required' })
   @IsInt({ message: POSITION_RULE })
   @Min(0, { message: POSITION_RULE })
@@ -38,7 +38,7 @@ export class PlaybackPositionDto {
   @ApiProperty({ description: "Subscriber identifier in the partner system." }) subscriber_id: string;
   @ApiProperty() novel_id: string;
   @ApiProperty({ example: 'the-heir-ch2' }) chapter_id: string;
-  @ApiProperty() position_seconds: number;
+  @ApiProperty({ type: 'integer' }) position_seconds: number;
   @ApiProperty({ format: 'date-time', description: 'Time of last write.' }) updated_at: string;
 }
 

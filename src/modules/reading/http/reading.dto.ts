@@ -37,37 +37,37 @@ export class ProgressEntryDto {
   @ApiProperty() novel_id: string;
   @ApiProperty() title: string;
   @ApiProperty({ format: 'date-time' }) started_at: string;
-  @ApiProperty({ description: 'Furthest chapter read or listened to.' }) current_chapter: number;
-  @ApiProperty({ description: 'Chapters released by the drip now.' }) unlocked_chapters: number;
-  @ApiProperty() total_chapters: number;
+  @ApiProperty({ type: 'integer', description: 'Furthest chapter read or listened to.' }) current_chapter: number;
+  @ApiProperty({ type: 'integer', description: 'Chapters released by the drip now.' }) unlocked_chapters: number;
+  @ApiProperty({ type: 'integer' }) total_chapters: number;
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'null while in progress.' }) finished_at: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'null until an ending is chosen.' }) chosen_choice_id: string | null;
 }
 
 export class ReadingProgressDto {
   @ApiProperty() subscriber_id: string;
-  @ApiProperty({ description: 'Novels in progress now (finished_at null).' }) active_novel_count: number;
-  @ApiProperty({ example: 3 }) active_novel_limit: number;
+  @ApiProperty({ type: 'integer', description: 'Novels in progress now (finished_at null).' }) active_novel_count: number;
+  @ApiProperty({ type: 'integer', example: 3 }) active_novel_limit: number;
   @ApiProperty({ type: [ProgressEntryDto], description: 'Every novel the subscriber has opened, newest first.' }) novels: ProgressEntryDto[];
 }
 
 export class ChapterEntryDto {
-  @ApiProperty({ description: '1-indexed.' }) chapter_number: number;
+  @ApiProperty({ type: 'integer', description: '1-indexed.' }) chapter_number: number;
   @ApiProperty() title: string;
-  @ApiProperty({ description: 'Estimated duration.' }) duration_seconds: number;
+  @ApiProperty({ type: 'integer', description: 'Estimated duration.' }) duration_seconds: number;
   @ApiPropertyOptional({ enum: ['unlocked', 'locked', 'not_started'], description: 'Only with subscriber_id.' }) status?: string;
   @ApiPropertyOptional({ format: 'date-time', description: 'Only with subscriber_id, for a locked chapter: an estimate from the drip.' }) unlocks_at?: string;
 }
 
 export class ChapterListingDto {
   @ApiProperty() novel_id: string;
-  @ApiProperty() total_chapters: number;
+  @ApiProperty({ type: 'integer' }) total_chapters: number;
   @ApiProperty({ type: [ChapterEntryDto] }) chapters: ChapterEntryDto[];
 }
 
 export class ChapterContentDto {
   @ApiProperty() novel_id: string;
-  @ApiProperty() chapter_number: number;
+  @ApiProperty({ type: 'integer' }) chapter_number: number;
   @ApiProperty() title: string;
   @ApiProperty({ enum: ['markdown'] }) format: 'markdown';
   @ApiProperty() body: string;

@@ -66,9 +66,9 @@ export class DeliveriesQueryDto {
 }
 
 export class DeliveryAttemptDto {
-  @ApiProperty({ nullable: true, type: Number, description: "The receiver's status code; null when no response arrived." })
+  @ApiProperty({ nullable: true, type: 'integer', description: "The receiver's status code; null when no response arrived." })
   status_code: number | null;
-  @ApiProperty({ description: 'Milliseconds until the response status arrived, or until the attempt failed.' }) duration_ms: number;
+  @ApiProperty({ type: 'integer', description: 'Milliseconds until the response status arrived, or until the attempt failed.' }) duration_ms: number;
   @ApiProperty({
     nullable: true,
     enum: DELIVERY_FAILURES,
