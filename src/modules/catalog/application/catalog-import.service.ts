@@ -134,6 +134,7 @@ export class CatalogImportService {
     for (const id of await this.catalog.upsertEndings(environment, endings)) changed.add(id);
     for (const id of await this.catalog.deleteStaleContent(environment, novels)) changed.add(id);
     await this.catalog.refreshNovels(environment, novels.map((n) => n.id), [...changed]);
+    await this.catalog.announceChange(environment);
     return {
       environment,
       categories: categories.length,
