@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { releaseDay, releaseInstantOfDay } from '../../src/modules/drip/index.js';
 import { importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
-import { statementsDuring } from '../fixtures/query-counter.js';
+import { CATALOG_TABLES, statementsDuring } from '../fixtures/query-counter.js';
 import { partnerClient, type PartnerClient } from '../fixtures/partner-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -127,16 +127,19 @@ describe('PUT and GET /subscribers/{id}/playback-position', () => {
     expect(response.json().error_description).toContain(field);
   });
 
-  it('reads a position in four statements and writes one in six, besides its transaction', async () => {
+  it('reads a position in three statements and writes one in five, besides its transaction', async () => {
     await listener('p-sql', TEN_DAYS_AGO());
     const written = await statementsDuring(t, () => put('p-sql', position(2, 30)));
-    // The novel, the subscriber's progress and features (the drip), the upsert, the activity row
-    // and current_chapter: nothing read twice.
-    expect(written).toHaveLength(6);
+    // The subscriber's progress and features (the drip), the upsert, the activity row and
+    // current_chapter: nothing read twice, and the novel from memory.
+    expect(written).toHaveLength(5);
+    expect(written.filter((sql) => CATALOG_TABLES.test(sql))).toEqual([]);
     expect(written.filter((sql) => /^INSERT INTO playback_positions/.test(sql))).toHaveLength(1);
     expect(written.filter((sql) => /^INSERT INTO reading_activity/.test(sql))).toHaveLength(1);
-    // The novel, the position, and the progress and features that say whether its chapter is still released.
-    expect(await statementsDuring(t, () => get('p-sql'))).toHaveLength(4);
+    // The position, and the progress and features that say whether its chapter is still released.
+    const read = await statementsDuring(t, () => get('p-sql'));
+    expect(read).toHaveLength(3);
+    expect(read.filter((sql) => CATALOG_TABLES.test(sql))).toEqual([]);
   });
 
   it('accepts the bounds 0 and 86400', async () => {
