@@ -7,6 +7,7 @@ import { COMMANDS, parseArguments, UsageError } from '../../src/cli/commands.js'
 import { CatalogImportService, demoManifestPath, ManifestError } from '../../src/modules/catalog/index.js';
 import { CatalogRepository } from '../../src/modules/catalog/domain/catalog.repository.js';
 import { CATEGORIES, DEMO_MP3, importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
+import { statementsDuring } from '../fixtures/query-counter.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { createTestDatabase } from '../support/test-database.js';
 
@@ -85,9 +86,15 @@ describe('catalog:import', () => {
     const first = await importCatalog(t, base());
     expect(first).toEqual({ environment: 'live', categories: 2, novels: 2, chapters: 7, endings: 5, novelsChanged: 2 });
     const before = await catalogRows();
-    const again = await importCatalog(t, base());
-    expect(again.novelsChanged).toBe(0);
+    const statements = await statementsDuring(t, async () => expect((await importCatalog(t, base())).novelsChanged).toBe(0));
     expect(await catalogRows()).toEqual(before);
+    // Nor does it make every replica reload its catalog.
+    expect(statements.filter((sql) => /pg_notify/.test(sql))).toEqual([]);
+  });
+
+  it('announces a change to every replica in the import transaction', async () => {
+    const statements = await statementsDuring(t, () => importCatalog(t, manifest([manifestNovel('announced')])));
+    expect(statements.filter((sql) => /pg_notify/.test(sql))).toHaveLength(1);
   });
 
   it("makes each listed novel's chapters and endings exactly the manifest's, and touches only what changed", async () => {

@@ -4,7 +4,11 @@ import { DataSource } from 'typeorm';
 
 type Listener = (payload: string) => void;
 
-/** Wait before reconnecting a lost listening connection. */
+/**
+ * Wait between attempts to reopen a lost listening connection. The first attempt is made
+ * at once (a connection cut by the server is usually reopened on the spot, and until then
+ * the in-memory reference data may be stale), unless the previous loss was this recent.
+ */
 const RECONNECT_DELAY_MS = 1_000;
 
 /**
@@ -20,6 +24,7 @@ export class PgNotifications implements OnApplicationShutdown {
   private readonly listeners = new Map<string, Set<Listener>>();
   private client?: Promise<pg.Client>;
   private closed = false;
+  private lastLoss = -Infinity;
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -69,7 +74,10 @@ export class PgNotifications implements OnApplicationShutdown {
     lost.removeAllListeners('end');
     lost.end().catch(() => undefined);
     if (error) this.logger.warn({ msg: 'notification connection lost; reconnecting', err: String(error) });
-    setTimeout(() => this.resume(), RECONNECT_DELAY_MS).unref();
+    const now = performance.now();
+    const delay = now - this.lastLoss < RECONNECT_DELAY_MS ? RECONNECT_DELAY_MS : 0;
+    this.lastLoss = now;
+    setTimeout(() => this.resume(), delay).unref();
   }
 
   private resume(): void {

@@ -123,7 +123,7 @@ export class CatalogImportService {
 
   private async write(manifest: CatalogManifest, chapters: ChapterRecord[], environment: Environment, progress: (line: string) => void): Promise<CatalogImportResult> {
     const { categories, novels } = manifest;
-    await this.catalog.upsertCategories(environment, categories);
+    const categoriesChanged = await this.catalog.upsertCategories(environment, categories);
     const changed = new Set(await this.catalog.upsertNovels(environment, novels));
     for (let done = 0; done < chapters.length; done += CHAPTER_BATCH) {
       const batch = chapters.slice(done, done + CHAPTER_BATCH);
@@ -134,6 +134,8 @@ export class CatalogImportService {
     for (const id of await this.catalog.upsertEndings(environment, endings)) changed.add(id);
     for (const id of await this.catalog.deleteStaleContent(environment, novels)) changed.add(id);
     await this.catalog.refreshNovels(environment, novels.map((n) => n.id), [...changed]);
+    // An import that changes nothing spares every replica reloading its catalog.
+    if (categoriesChanged > 0 || changed.size > 0) await this.catalog.announceChange(environment);
     return {
       environment,
       categories: categories.length,

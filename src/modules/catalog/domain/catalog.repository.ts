@@ -8,7 +8,9 @@ export type EndingRecord = ManifestEnding & { novelId: string };
 
 /**
  * The catalog of one environment (live and sandbox have separate catalogs). Reads see
- * published novels only, unless said otherwise. Writes join the caller's unit of work.
+ * published novels only, unless said otherwise, and may come from memory: a writer must
+ * call announceChange in its transaction for every process to see the change at commit.
+ * Writes join the caller's unit of work.
  */
 export abstract class CatalogRepository {
   abstract categories(environment: Environment): Promise<Category[]>;
@@ -36,6 +38,8 @@ export abstract class CatalogRepository {
   abstract upsertEndings(environment: Environment, endings: readonly EndingRecord[]): Promise<string[]>;
   /** Deletes the chapters and endings of these novels that the given sets no longer hold; returns the novels changed. */
   abstract deleteStaleContent(environment: Environment, novels: readonly ManifestNovel[]): Promise<string[]>;
+  /** Tells every process, at commit, that the environment's catalog changed. */
+  abstract announceChange(environment: Environment): Promise<void>;
   /** Recomputes total_chapters and has_audio, and marks the changed novels updated now. */
   abstract refreshNovels(environment: Environment, novelIds: readonly string[], changedIds: readonly string[]): Promise<void>;
 }

@@ -2,10 +2,16 @@ import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { Db } from '../../../shared/persistence/db.js';
 import type { Environment } from '../../../shared/tenancy/tenant.js';
-import type { AudioStatus, Category, Chapter, ChapterAudio, ChapterNarration, ChapterSummary, Ending, Novel, NovelPage, NovelQuery } from '../domain/catalog.js';
+import { NotifiedCache } from '../../../shared/persistence/notified-cache.js';
+import { PgNotifications } from '../../../shared/persistence/pg-notifications.js';
+import type { Category, Chapter, ChapterNarration, ChapterSummary, Ending, Novel, NovelPage, NovelQuery } from '../domain/catalog.js';
 import type { ManifestCategory, ManifestNovel } from '../domain/catalog-manifest.js';
 import { CatalogRepository, type ChapterRecord, type EndingRecord } from '../domain/catalog.repository.js';
-import { CategoryEntity, EndingEntity, NovelEntity } from './catalog.entities.js';
+import { CategoryEntity, NovelEntity } from './catalog.entities.js';
+import { loadCatalogSnapshot, toAudio, type AudioRow, type CatalogSnapshot } from './catalog-snapshot.js';
+
+/** Carries the environment whose catalog an import changed, sent in the import's transaction. */
+const CATALOG_CHANNEL = 'catalog_changed';
 
 /** The novel columns a manifest sets (total_chapters, has_audio and updated_at are derived). */
 const NOVEL_COLUMNS = ['title', 'synopsis', 'author', 'category_id', 'tags', 'language', 'cover_url', 'status'];
@@ -13,70 +19,50 @@ const NOVEL_COLUMNS = ['title', 'synopsis', 'author', 'category_id', 'tags', 'la
 const CHAPTER_COLUMNS = ['title', 'body', 'duration_seconds', 'audio_status', 'audio_key', 'audio_bytes', 'audio_duration_seconds', 'audio_bitrate_kbps'];
 const columnsOf = (columns: readonly string[], prefix: string) => columns.map((column) => prefix + column).join(', ');
 
+/**
+ * Reads come from an in-memory snapshot of each environment's published catalog, loaded on
+ * first use and dropped on every replica when an import commits (ADR 0105); a chapter's
+ * text alone is read from the database. Writes are plain SQL in the caller's transaction.
+ */
 @Injectable()
 export class TypeOrmCatalogRepository extends CatalogRepository {
-  constructor(private readonly db: Db) {
+  private readonly snapshots: NotifiedCache<CatalogSnapshot>;
+
+  constructor(
+    private readonly db: Db,
+    notifications: PgNotifications,
+  ) {
     super();
+    this.snapshots = new NotifiedCache(notifications, CATALOG_CHANNEL, (environment) => loadCatalogSnapshot(db, environment as Environment));
   }
 
   private get novels() {
     return this.db.manager.getRepository(NovelEntity);
   }
 
-  async categories(environment: Environment): Promise<Category[]> {
-    const rows = await this.db.manager.getRepository(CategoryEntity).find({ where: { environment }, order: { sortOrder: 'ASC', id: 'ASC' } });
-    return rows.map(({ id, name, sortOrder }) => ({ id, name, sortOrder }));
+  categories(environment: Environment): Promise<Category[]> {
+    return this.snapshot(environment).then((catalog) => catalog.categories);
   }
 
   async findNovels(environment: Environment, query: NovelQuery): Promise<NovelPage> {
-    const parameters: unknown[] = [environment];
-    let filters = '';
-    if (query.categoryId !== undefined) filters += ` AND category_id = $${parameters.push(query.categoryId)}`;
-    // @> rather than ANY() so that the GIN index on tags serves the filter.
-    if (query.tag !== undefined) filters += ` AND tags @> ARRAY[$${parameters.push(query.tag)}]::text[]`;
-    if (query.hasAudio !== undefined) filters += ` AND has_audio = $${parameters.push(query.hasAudio)}`;
-    const limit = `$${parameters.push(query.pageSize)}`;
-    const offset = `$${parameters.push((query.page - 1) * query.pageSize)}`;
-    // The page and the total in one statement: one row per novel of the page, each with
-    // the total, or a single row with the total and no novel when the page is empty.
-    const rows = await this.db.query<NovelRow & { total: number }>(
-      `SELECT t.total, p.*
-         FROM (SELECT count(*)::int AS total FROM novels WHERE environment = $1 AND status = 'published'${filters}) AS t
-         LEFT JOIN LATERAL (
-           SELECT ${NOVEL_SELECT} FROM novels
-            WHERE environment = $1 AND status = 'published'${filters}
-            ORDER BY title, id LIMIT ${limit} OFFSET ${offset}) AS p ON true
-        ORDER BY p.title, p.id`,
-      parameters,
-    );
-    return { novels: rows.filter((row) => row.id !== null).map(toNovel), total: rows[0]?.total ?? 0 };
+    return (await this.snapshot(environment)).findNovels(query);
   }
 
   async publishedNovel(environment: Environment, novelId: string): Promise<Novel | null> {
-    const [row] = await this.db.query<NovelRow>(`SELECT ${NOVEL_SELECT} FROM novels WHERE environment = $1 AND id = $2 AND status = 'published'`, [
-      environment,
-      novelId,
-    ]);
-    return row ? toNovel(row) : null;
+    return (await this.snapshot(environment)).novel(novelId);
   }
 
   async publishedNovels(environment: Environment, novelIds: readonly string[]): Promise<Novel[]> {
-    if (novelIds.length === 0) return [];
-    const rows = await this.db.query<NovelRow>(`SELECT ${NOVEL_SELECT} FROM novels WHERE environment = $1 AND id = ANY ($2::text[]) AND status = 'published'`, [
-      environment,
-      [...novelIds],
-    ]);
-    return rows.map(toNovel);
+    const catalog = await this.snapshot(environment);
+    return novelIds.map((id) => catalog.novel(id)).filter((novel) => novel !== null);
   }
 
   async chapters(environment: Environment, novelId: string): Promise<ChapterSummary[]> {
-    return this.db.query<ChapterSummary>(
-      `SELECT number, title, duration_seconds AS "durationSeconds" FROM chapters WHERE environment = $1 AND novel_id = $2 ORDER BY number`,
-      [environment, novelId],
-    );
+    return (await this.snapshot(environment)).chapters(novelId);
   }
 
   async chapter(environment: Environment, novelId: string, number: number): Promise<Chapter | null> {
+    // The text is not kept in memory (it is most of a catalog's size): read it with the chapter.
     const [row] = await this.db.query<ChapterRow>(
       `SELECT novel_id, number, title, duration_seconds, body, audio_status, audio_key, audio_bytes, audio_duration_seconds, audio_bitrate_kbps
          FROM chapters WHERE environment = $1 AND novel_id = $2 AND number = $3`,
@@ -86,29 +72,27 @@ export class TypeOrmCatalogRepository extends CatalogRepository {
   }
 
   async publishedNarration(environment: Environment, novelId: string, number: number): Promise<{ novel: Novel; narration: ChapterNarration | null } | null> {
-    // One round trip on the stream endpoint's path, and never the chapter's text.
-    const [row] = await this.db.query<NovelRow & Partial<NarrationRow>>(
-      `SELECT ${NOVEL_SELECT_AS_N}, ${NARRATION_SELECT_AS_C}
-         FROM novels n
-         LEFT JOIN chapters c ON c.environment = n.environment AND c.novel_id = n.id AND c.number = $3
-        WHERE n.environment = $1 AND n.id = $2 AND n.status = 'published'`,
-      [environment, novelId, number],
-    );
-    if (!row) return null;
-    return { novel: toNovel(row), narration: row.number == null ? null : toNarration(row as NarrationRow) };
+    const catalog = await this.snapshot(environment);
+    const novel = catalog.novel(novelId);
+    return novel && { novel, narration: catalog.narration(novelId, number) };
   }
 
   async narrations(environment: Environment, novelId: string): Promise<ChapterNarration[]> {
-    const rows = await this.db.query<NarrationRow>(
-      `SELECT ${NARRATION_SELECT_AS_C} FROM chapters c WHERE c.environment = $1 AND c.novel_id = $2 ORDER BY c.number`,
-      [environment, novelId],
-    );
-    return rows.map(toNarration);
+    return (await this.snapshot(environment)).narrations(novelId);
   }
 
   async endings(environment: Environment, novelId: string): Promise<Ending[]> {
-    const rows = await this.db.manager.getRepository(EndingEntity).find({ where: { environment, novelId }, order: { sortOrder: 'ASC', choiceId: 'ASC' } });
-    return rows.map(({ choiceId, label, ending, sortOrder }) => ({ choiceId, label, ending, sortOrder }));
+    return (await this.snapshot(environment)).endings(novelId);
+  }
+
+  async announceChange(environment: Environment): Promise<void> {
+    await this.db.query(`SELECT pg_notify($1, $2)`, [CATALOG_CHANNEL, environment]);
+    // This process need not wait for its own notification; other replicas get it at commit.
+    this.snapshots.invalidate(environment);
+  }
+
+  private snapshot(environment: Environment): Promise<CatalogSnapshot> {
+    return this.snapshots.get(environment);
   }
 
   async lockForWriting(environment: Environment): Promise<void> {
@@ -244,42 +228,6 @@ export class TypeOrmCatalogRepository extends CatalogRepository {
   }
 }
 
-/**
- * The hot reads are plain SQL: building them with TypeORM's query builder and mapping its
- * aliased results cost more CPU than PostgreSQL spent answering them (`npm run bench -- --profile`).
- */
-const NOVEL_SELECT = `id, title, synopsis, author, category_id, tags, language, cover_url, total_chapters, has_audio, updated_at`;
-
-interface NovelRow {
-  id: string;
-  title: string;
-  synopsis: string;
-  author: string;
-  category_id: string;
-  tags: string[];
-  language: string;
-  cover_url: string | null;
-  total_chapters: number;
-  has_audio: boolean;
-  updated_at: Date;
-}
-
-function toNovel(row: NovelRow): Novel {
-  return {
-    id: row.id,
-    title: row.title,
-    synopsis: row.synopsis,
-    author: row.author,
-    categoryId: row.category_id,
-    tags: row.tags,
-    language: row.language,
-    coverUrl: row.cover_url,
-    totalChapters: row.total_chapters,
-    hasAudio: row.has_audio,
-    updatedAt: row.updated_at,
-  };
-}
-
 interface ChapterRow extends AudioRow {
   novel_id: string;
   number: number;
@@ -296,36 +244,6 @@ function toChapter(row: ChapterRow): Chapter {
     durationSeconds: row.duration_seconds,
     body: row.body,
     audio: toAudio(row),
-  };
-}
-
-/** A chapter's audio columns, as selected from `chapters c`. */
-const AUDIO_COLUMNS = ['audio_status', 'audio_key', 'audio_bytes', 'audio_duration_seconds', 'audio_bitrate_kbps'];
-const NARRATION_SELECT_AS_C = ['number', ...AUDIO_COLUMNS].map((column) => `c.${column}`).join(', ');
-const NOVEL_SELECT_AS_N = NOVEL_SELECT.split(', ').map((column) => `n.${column}`).join(', ');
-
-interface AudioRow {
-  audio_status: string;
-  audio_key: string | null;
-  // bigint arrives as a string from pg.
-  audio_bytes: string | null;
-  audio_duration_seconds: number | null;
-  audio_bitrate_kbps: number | null;
-}
-
-interface NarrationRow extends AudioRow {
-  number: number;
-}
-
-const toNarration = (row: NarrationRow): ChapterNarration => ({ number: row.number, audio: toAudio(row) });
-
-function toAudio(row: AudioRow): ChapterAudio {
-  return {
-    status: row.audio_status as AudioStatus,
-    key: row.audio_key,
-    bytes: row.audio_bytes === null ? null : Number(row.audio_bytes),
-    durationSeconds: row.audio_duration_seconds,
-    bitrateKbps: row.audio_bitrate_kbps,
   };
 }
 

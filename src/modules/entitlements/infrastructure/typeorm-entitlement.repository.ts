@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../../shared/persistence/db.js';
+import { NotifiedCache } from '../../../shared/persistence/notified-cache.js';
+import { PgNotifications } from '../../../shared/persistence/pg-notifications.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import {
   EntitlementRepository,
@@ -20,10 +22,24 @@ const keyColumns = (key: EntitlementKey) => ({
   product: key.product,
 });
 
+/** Carries the partner whose plan mappings changed, sent in the mapping's transaction. */
+const PLAN_MAPPINGS_CHANNEL = 'plan_mappings_changed';
+
 @Injectable()
 export class TypeOrmEntitlementRepository extends EntitlementRepository {
-  constructor(private readonly db: Db) {
+  /**
+   * Each partner's plan mappings, read on every entitlement write that names a plan and
+   * changed only by an operator: kept in memory and dropped on every replica when a
+   * mapping commits (ADR 0105).
+   */
+  private readonly planMappings: NotifiedCache<Map<string, InternalPlan>>;
+
+  constructor(
+    private readonly db: Db,
+    notifications: PgNotifications,
+  ) {
     super();
+    this.planMappings = new NotifiedCache(notifications, PLAN_MAPPINGS_CHANNEL, (partnerId) => this.loadPlanMappings(partnerId));
   }
 
   async insertIfAbsent(key: EntitlementKey, state: EntitlementState, effectiveAt: Date | null): Promise<Date | null> {
@@ -154,17 +170,24 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
   }
 
   async mappedPlan(partnerId: string, partnerPlan: string): Promise<InternalPlan | null> {
-    const row = await this.db.manager.getRepository(PlanMappingEntity).findOneBy({ partnerId, partnerPlan });
-    return (row?.internalPlan as InternalPlan | undefined) ?? null;
+    return (await this.planMappings.get(partnerId)).get(partnerPlan) ?? null;
   }
 
   async mapPlan(partnerId: string, partnerPlan: string, internalPlan: InternalPlan): Promise<{ tenant: Tenant; subscriberId: string }[]> {
     await this.db.manager.getRepository(PlanMappingEntity).upsert({ partnerId, partnerPlan, internalPlan }, ['partnerId', 'partnerPlan']);
+    await this.db.query(`SELECT pg_notify($1, $2)`, [PLAN_MAPPINGS_CHANNEL, partnerId]);
+    // This process need not wait for its own notification; other replicas get it at commit.
+    this.planMappings.invalidate(partnerId);
     const rows = await this.db.query<{ environment: Tenant['environment']; subscriber_id: string }>(
       `UPDATE entitlements SET internal_plan = $3, updated_at = now() WHERE partner_id = $1 AND partner_plan = $2
        RETURNING environment, subscriber_id`,
       [partnerId, partnerPlan, internalPlan],
     );
     return rows.map((row) => ({ tenant: { partnerId, environment: row.environment }, subscriberId: row.subscriber_id }));
+  }
+
+  private async loadPlanMappings(partnerId: string): Promise<Map<string, InternalPlan>> {
+    const rows = await this.db.manager.getRepository(PlanMappingEntity).findBy({ partnerId });
+    return new Map(rows.map((row) => [row.partnerPlan, row.internalPlan as InternalPlan]));
   }
 }
