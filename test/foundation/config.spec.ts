@@ -23,6 +23,8 @@ describe('loadConfig', () => {
       nodeEnv: 'development',
       logLevel: 'info',
       platformJwksUrl: undefined,
+      activityRetentionDays: 400,
+      streamAuditRetentionDays: 400,
     });
     expect([...config.services]).toEqual(['platform', 'reading', 'sandbox', 'kids']);
   });
@@ -52,6 +54,8 @@ describe('loadConfig', () => {
     [{ HTTP_HEADERS_TIMEOUT_MS: '60000' }, 'HTTP_HEADERS_TIMEOUT_MS'],
     [{ NODE_ENV: 'production' }, 'SERVER_SECRET'],
     [{ SERVER_SECRET: 'short' }, 'SERVER_SECRET'],
+    [{ ACTIVITY_RETENTION_DAYS: '0' }, 'ACTIVITY_RETENTION_DAYS'],
+    [{ STREAM_AUDIT_RETENTION_DAYS: 'a year' }, 'STREAM_AUDIT_RETENTION_DAYS'],
   ])('refuses %j naming %s', (env, variable) => {
     expect(() => loadConfig({ DATA_DIR: dataDir(), ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dataDir(), ...env })).toThrow(variable);
