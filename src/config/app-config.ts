@@ -79,6 +79,10 @@ export class AppConfig {
    * separate listener (kept off the partner-facing port), or 'off' for nowhere.
    */
   readonly metricsPort: number | 'off' | null;
+  /** Days reading activity is kept; a month's partition is dropped once all of it is older (ADR 0102). */
+  readonly activityRetentionDays: number;
+  /** Days the stream URL audit log is kept, dropped by whole months like reading activity. */
+  readonly streamAuditRetentionDays: number;
   /** Root secret: the secret pepper, the media URL key and the key-encryption key derive from it. */
   readonly serverSecret: Buffer;
 
@@ -139,6 +143,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     keyActivationDelaySeconds: integer(env, 'KEY_ACTIVATION_DELAY_SECONDS', 600, 0, 86400),
     credentialCacheSeconds: integer(env, 'CREDENTIAL_CACHE_SECONDS', 5, 0, 3600),
     platformJwksUrl: httpUrl(env, 'PLATFORM_JWKS_URL'),
+    activityRetentionDays: integer(env, 'ACTIVITY_RETENTION_DAYS', 400, 1, 36_500),
+    streamAuditRetentionDays: integer(env, 'STREAM_AUDIT_RETENTION_DAYS', 400, 1, 36_500),
     serverSecret: serverSecret(env, dataDir, isProduction),
     metricsPort: metricsPort(env, port),
   });

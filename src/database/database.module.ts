@@ -3,8 +3,12 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from './data-source-options.js';
 import { runMigrations } from './migrate.js';
+import { PartitionMaintenanceJob } from './partition-maintenance.job.js';
 
-/** The PostgreSQL connection pool; pending migrations are applied before anything else starts. */
+/**
+ * The PostgreSQL connection pool; pending migrations are applied before anything else starts.
+ * The monthly partitions of the tables that grow with history are kept here too.
+ */
 @Module({})
 export class DatabaseModule {
   static forRoot(url: string, poolSize?: number): DynamicModule {
@@ -20,6 +24,8 @@ export class DatabaseModule {
           },
         }),
       ],
+      providers: [PartitionMaintenanceJob],
+      exports: [PartitionMaintenanceJob],
     };
   }
 }

@@ -24,6 +24,8 @@ describe('loadConfig', () => {
       nodeEnv: 'development',
       logLevel: 'info',
       platformJwksUrl: undefined,
+      activityRetentionDays: 400,
+      streamAuditRetentionDays: 400,
     });
     expect([...config.services]).toEqual(['platform', 'reading', 'sandbox', 'kids']);
   });
@@ -61,6 +63,8 @@ describe('loadConfig', () => {
     [{ SERVER_SECRET: 'short' }, 'SERVER_SECRET'],
     [{ METRICS_PORT: 'elsewhere' }, 'METRICS_PORT'],
     [{ METRICS_PORT: '3000' }, 'METRICS_PORT must differ from PORT'],
+    [{ ACTIVITY_RETENTION_DAYS: '0' }, 'ACTIVITY_RETENTION_DAYS'],
+    [{ STREAM_AUDIT_RETENTION_DAYS: 'a year' }, 'STREAM_AUDIT_RETENTION_DAYS'],
   ])('refuses %j naming %s', (env, variable) => {
     expect(() => loadConfig({ DATA_DIR: dataDir(), ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dataDir(), ...env })).toThrow(variable);

@@ -9,6 +9,7 @@ import { WebhookFairDelivery1763900600000 } from './1763900600000-webhook-fair-d
 import { EntitlementOrdering1763900700000 } from './1763900700000-entitlement-ordering.js';
 import { EventFeed1763900710000 } from './1763900710000-event-feed.js';
 import { ChapterUnlockSchedule1763900720000 } from './1763900720000-chapter-unlock-schedule.js';
+import { MonthlyPartitions1763900800000 } from './1763900800000-monthly-partitions.js';
 
 /** Every migration, in order of its timestamp. `npm run migration:generate` writes this file. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   EntitlementOrdering1763900700000,
   EventFeed1763900710000,
   ChapterUnlockSchedule1763900720000,
+  MonthlyPartitions1763900800000,
 ];
