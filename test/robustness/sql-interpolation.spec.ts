@@ -56,7 +56,8 @@ const REVIEWED: Record<string, string[]> = {
   'src/database/migrations/1763900800000-monthly-partitions.ts': ['PARTITIONS_LOCK_CLASS', 'PARTITIONS_LOCK_CLASS', 'MONTHS_AHEAD', 'MONTHS_AHEAD'],
   // A constant column list.
   'src/modules/reading/infrastructure/pg-unlock-schedule.repository.ts': ['SELECT_ROW', 'SELECT_ROW'],
-  'src/modules/reading/infrastructure/typeorm-reading-progress.repository.ts': ['PROGRESS_SELECT', 'PROGRESS_SELECT'],
+  // Constant column lists and JSON shapes, and a constant sub-select of the subscriber's entitlements.
+  'src/modules/reading/infrastructure/typeorm-reading-progress.repository.ts': ['PROGRESS_SELECT', 'PROGRESS_JSON', 'GRANTS_JSON', 'PROGRESS_JSON', 'GRANTS_JSON'],
   // A fixed SQL fragment naming a table alias.
   'src/modules/webhooks/infrastructure/typeorm-webhook-delivery.repository.ts': ["LEASE_IS_LIVE('l')", "LEASE_IS_LIVE('webhook_deliveries')"],
   // A fixed SQL expression, written once because it is used twice.

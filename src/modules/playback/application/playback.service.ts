@@ -53,9 +53,14 @@ export class PlaybackService implements OnModuleInit {
 
   /** The stored position; not_found when none, invalid_request when its chapter is no longer released (the plan lost early access). */
   async read(tenant: Tenant, subscriberId: string, novelId: string): Promise<PlaybackPosition> {
-    const [, position] = await Promise.all([this.catalog.publishedNovel(tenant.environment, novelId), this.positions.find(tenant, subscriberId, novelId)]);
+    // The position and what decides its chapter's release are read side by side: one round trip's wait.
+    const [, position, reader] = await Promise.all([
+      this.catalog.publishedNovel(tenant.environment, novelId),
+      this.positions.find(tenant, subscriberId, novelId),
+      this.releases.readerState(tenant, subscriberId, novelId),
+    ]);
     if (!position) throw new DomainError('not_found', `No playback position is stored for subscriber "${subscriberId}" in novel "${novelId}".`);
-    const release = await this.releases.chapterRelease(tenant, subscriberId, novelId, position.chapterNumber);
+    const release = this.releases.releaseOf(reader, position.chapterNumber);
     if (!release.released) throw invalidRequest(notReleasedReason(novelId, position.chapterNumber, release));
     return position;
   }

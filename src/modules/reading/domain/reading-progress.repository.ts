@@ -15,8 +15,8 @@ export abstract class ReadingProgressRepository {
    * drip and the access checks need on every subscriber read.
    */
   abstract findWithGrants(tenant: Tenant, subscriberId: string, novelId: string): Promise<{ progress: NovelProgress | null; grants: EntitlementGrant[] }>;
-  /** Every novel the subscriber has opened, newest first. */
-  abstract listForSubscriber(tenant: Tenant, subscriberId: string): Promise<NovelProgress[]>;
+  /** Every novel the subscriber has opened, newest first, and its entitlements: one statement. */
+  abstract listWithGrants(tenant: Tenant, subscriberId: string): Promise<{ progress: NovelProgress[]; grants: EntitlementGrant[] }>;
   abstract unfinishedNovelIds(tenant: Tenant, subscriberId: string): Promise<string[]>;
   abstract insert(tenant: Tenant, subscriberId: string, novelId: string, startedAt: Date): Promise<NovelProgress>;
   abstract delete(tenant: Tenant, subscriberId: string, novelId: string): Promise<void>;

@@ -9,6 +9,25 @@ import { NovelProgressEntity } from './reading.entities.js';
 
 const PROGRESS_SELECT = `novel_id AS "novelId", started_at AS "startedAt", current_chapter AS "currentChapter", finished_at AS "finishedAt", chosen_choice_id AS "chosenChoiceId"`;
 
+/**
+ * A subscriber read is one round trip: its progress and its entitlements come back in one
+ * statement. The entitlements table belongs to the entitlements module; reading reads it
+ * here, read only (ADR 0083).
+ */
+const PROGRESS_JSON = `json_build_object('novelId', novel_id, 'startedAt', started_at, 'currentChapter', current_chapter,
+  'finishedAt', finished_at, 'chosenChoiceId', chosen_choice_id)`;
+const GRANTS_JSON = `(SELECT coalesce(json_agg(json_build_object('product', product, 'status', status, 'internalPlan', internal_plan)), '[]')
+  FROM entitlements WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3)`;
+
+/** Progress as JSON carries its instants as text. */
+type ProgressJson = Omit<NovelProgress, 'startedAt' | 'finishedAt'> & { startedAt: string; finishedAt: string | null };
+
+const fromJson = (json: ProgressJson): NovelProgress => ({
+  ...json,
+  startedAt: new Date(json.startedAt),
+  finishedAt: json.finishedAt === null ? null : new Date(json.finishedAt),
+});
+
 const subscriberKey = (tenant: Tenant, subscriberId: string) => ({
   partnerId: tenant.partnerId,
   environment: tenant.environment,
@@ -43,30 +62,23 @@ export class TypeOrmReadingProgressRepository extends ReadingProgressRepository 
   }
 
   async findWithGrants(tenant: Tenant, subscriberId: string, novelId: string): Promise<{ progress: NovelProgress | null; grants: EntitlementGrant[] }> {
-    // The entitlements table belongs to the entitlements module; reading reads it here, read
-    // only, so that a subscriber read is one round trip (ADR on hot-path statements).
-    const [row] = await this.db.query<{ progress: NovelProgress | null; grants: EntitlementGrant[] }>(
-      `SELECT
-         (SELECT json_build_object('novelId', novel_id, 'startedAt', started_at, 'currentChapter', current_chapter,
-                                   'finishedAt', finished_at, 'chosenChoiceId', chosen_choice_id)
-            FROM novel_progress WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND novel_id = $4) AS progress,
-         (SELECT coalesce(json_agg(json_build_object('product', product, 'status', status, 'internalPlan', internal_plan)), '[]')
-            FROM entitlements WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3) AS grants`,
+    const [row] = await this.db.query<{ progress: ProgressJson | null; grants: EntitlementGrant[] }>(
+      `SELECT (SELECT ${PROGRESS_JSON} FROM novel_progress
+                WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND novel_id = $4) AS progress,
+              ${GRANTS_JSON} AS grants`,
       [tenant.partnerId, tenant.environment, subscriberId, novelId],
     );
-    const progress = row.progress && {
-      ...row.progress,
-      startedAt: new Date(row.progress.startedAt),
-      finishedAt: row.progress.finishedAt === null ? null : new Date(row.progress.finishedAt),
-    };
-    return { progress, grants: row.grants };
+    return { progress: row.progress && fromJson(row.progress), grants: row.grants };
   }
 
-  async listForSubscriber(tenant: Tenant, subscriberId: string): Promise<NovelProgress[]> {
-    return this.db.query<NovelProgress>(
-      `SELECT ${PROGRESS_SELECT} FROM novel_progress WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 ORDER BY started_at DESC, novel_id`,
+  async listWithGrants(tenant: Tenant, subscriberId: string): Promise<{ progress: NovelProgress[]; grants: EntitlementGrant[] }> {
+    const [row] = await this.db.query<{ progress: ProgressJson[]; grants: EntitlementGrant[] }>(
+      `SELECT (SELECT coalesce(json_agg(${PROGRESS_JSON} ORDER BY started_at DESC, novel_id), '[]') FROM novel_progress
+                WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3) AS progress,
+              ${GRANTS_JSON} AS grants`,
       [tenant.partnerId, tenant.environment, subscriberId],
     );
+    return { progress: row.progress.map(fromJson), grants: row.grants };
   }
 
   async unfinishedNovelIds(tenant: Tenant, subscriberId: string): Promise<string[]> {
