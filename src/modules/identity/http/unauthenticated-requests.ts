@@ -39,8 +39,10 @@ export class UnauthenticatedRequests implements OnModuleInit {
   /** Refuses the request (429) while its address has no budget left. */
   refuseIfSpent(request: FastifyRequest): void {
     if (this.buckets.level(request.ip) >= 1) return;
-    throw new ApiError('rate_limited', 'Too many requests that failed authentication from this address: check the credentials and retry after the time in Retry-After.', {
-      'Retry-After': String(this.buckets.secondsUntilToken(request.ip)),
-    });
+    throw new ApiError(
+      'rate_limited',
+      'Too many requests that failed authentication from this address: check the credentials and retry after the time in Retry-After.',
+      this.buckets.refusalFields(request.ip),
+    );
   }
 }

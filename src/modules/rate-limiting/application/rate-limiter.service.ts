@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config.js';
 import { ApiError } from '../../../shared/errors/api-error.js';
 import { RateLimitStore, type BucketPolicy, type Grant } from '../domain/rate-limit-store.js';
-import { rateLimitFields, secondsUntilToken } from '../domain/ratelimit-fields.js';
+import { rateLimitFields, refusalFields } from '../domain/ratelimit-fields.js';
 
 /** Unused leased tokens are dropped after this long, so an idle replica hoards nothing. */
 const LEASE_MS = 1000;
@@ -103,5 +103,5 @@ export class RateLimiter {
 }
 
 function refusal(policy: BucketPolicy, remaining: number): RateLimitDecision {
-  return { allowed: false, headers: { ...rateLimitFields(policy, remaining), 'Retry-After': String(secondsUntilToken(policy, remaining)) } };
+  return { allowed: false, headers: refusalFields(policy, remaining) };
 }

@@ -20,3 +20,8 @@ export function rateLimitFields(policy: BucketPolicy, remaining: number): Record
 export function secondsUntilToken(policy: BucketPolicy, remaining: number): number {
   return Math.max(1, Math.ceil((1 - remaining) / policy.ratePerSecond));
 }
+
+/** What a refusal (429) carries: the RateLimit fields and when to retry. */
+export function refusalFields(policy: BucketPolicy, remaining: number): Record<string, string> {
+  return { ...rateLimitFields(policy, remaining), 'Retry-After': String(secondsUntilToken(policy, remaining)) };
+}

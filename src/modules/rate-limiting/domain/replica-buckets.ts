@@ -1,4 +1,5 @@
 import type { BucketPolicy } from './rate-limit-store.js';
+import { refusalFields, secondsUntilToken } from './ratelimit-fields.js';
 
 interface Bucket {
   tokens: number;
@@ -39,6 +40,11 @@ export class ReplicaBuckets {
 
   /** Whole seconds until the bucket holds a token again. */
   secondsUntilToken(key: string): number {
-    return Math.max(1, Math.ceil((1 - this.level(key)) / this.policy.ratePerSecond));
+    return secondsUntilToken(this.policy, this.level(key));
+  }
+
+  /** What refusing `key` answers with: the RateLimit fields of this policy and Retry-After. */
+  refusalFields(key: string): Record<string, string> {
+    return refusalFields(this.policy, this.level(key));
   }
 }

@@ -3,7 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { Interval } from '@nestjs/schedule';
 import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
 import { chapterIdOf } from '../../catalog/index.js';
-import { EntitlementsService } from '../../entitlements/index.js';
+import { featuresOf } from '../../entitlements/index.js';
 import { WebhookEventPublisher } from '../../webhooks/index.js';
 import { nextUnlockStep, UnlockScheduleRepository, type ScheduledUnlock } from '../domain/unlock-schedule.js';
 
@@ -33,7 +33,6 @@ export class ChapterUnlockJob {
 
   constructor(
     private readonly schedule: UnlockScheduleRepository,
-    private readonly entitlements: EntitlementsService,
     private readonly publisher: WebhookEventPublisher,
     private readonly unitOfWork: UnitOfWork,
     private readonly adapterHost: HttpAdapterHost,
@@ -73,7 +72,7 @@ export class ChapterUnlockJob {
     const states = await this.schedule.readerStates(rows);
     let announced = 0;
     for (const [i, row] of rows.entries()) {
-      const features = await this.entitlements.features(row.tenant, row.subscriberId);
+      const features = featuresOf(states[i].grants);
       const step = nextUnlockStep(row, { ...states[i], earlyAccess: features.earlyAccess }, now);
       if (step.kind === 'stop') await this.schedule.moveTo(row, null);
       else if (step.kind === 'wait') await this.schedule.moveTo(row, { nextChapter: row.nextChapter, nextUnlockAt: step.nextUnlockAt });

@@ -1,5 +1,6 @@
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { chapterReleaseAt, releasedChapterCount, type DripInput } from '../../drip/index.js';
+import type { EntitlementGrant } from '../../entitlements/index.js';
 
 /**
  * Where a reader's `chapter.unlocked` notifications stand (DECISIONS 23): the next chapter
@@ -49,6 +50,9 @@ export interface ReaderState {
   earlyAccess: boolean;
 }
 
+/** A reader's state as stored: its reading, its novel, and the entitlements its features come from. */
+export type ReaderRows = Omit<ReaderState, 'earlyAccess'> & { grants: EntitlementGrant[] };
+
 export function nextUnlockStep(row: ScheduledUnlock, reader: ReaderState, now: Date): UnlockStep {
   const { progress, totalChapters } = reader;
   const sameReading = progress && !progress.finishedAt && progress.startedAt.getTime() === row.startedAt.getTime();
@@ -68,7 +72,7 @@ export abstract class UnlockScheduleRepository {
   /** Up to `limit` rows due at `now`, earliest first, locked; rows another replica holds are skipped. */
   abstract claimDue(now: Date, limit: number): Promise<ScheduledUnlock[]>;
   /** The reader state of each claimed row, in the same order, read in one statement. */
-  abstract readerStates(rows: ScheduledUnlock[]): Promise<Omit<ReaderState, 'earlyAccess'>[]>;
+  abstract readerStates(rows: ScheduledUnlock[]): Promise<ReaderRows[]>;
   abstract moveTo(row: ScheduledUnlock, cursor: UnlockCursor | null): Promise<void>;
   /** The subscriber's rows, to move after a plan change. */
   abstract listForSubscriber(tenant: Tenant, subscriberId: string): Promise<ScheduledUnlock[]>;

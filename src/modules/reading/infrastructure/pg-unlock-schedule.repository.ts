@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../../shared/persistence/db.js';
 import type { Environment, Tenant } from '../../../shared/tenancy/tenant.js';
-import { UnlockScheduleRepository, type ReaderState, type ScheduledUnlock, type UnlockCursor } from '../domain/unlock-schedule.js';
+import type { EntitlementGrant } from '../../entitlements/index.js';
+import { UnlockScheduleRepository, type ReaderRows, type ScheduledUnlock, type UnlockCursor } from '../domain/unlock-schedule.js';
 
 interface ScheduleRow {
   partnerId: string;
@@ -52,11 +53,15 @@ export class PgUnlockScheduleRepository extends UnlockScheduleRepository {
     return rows.map(toScheduled);
   }
 
-  async readerStates(rows: ScheduledUnlock[]): Promise<Omit<ReaderState, 'earlyAccess'>[]> {
+  async readerStates(rows: ScheduledUnlock[]): Promise<ReaderRows[]> {
     if (rows.length === 0) return [];
-    // One statement for the batch: each row's reading and its novel's chapters, by primary key.
-    const states = await this.db.query<{ ord: number; startedAt: Date | null; finishedAt: Date | null; totalChapters: number | null }>(
-      `SELECT k.ord, p.started_at AS "startedAt", p.finished_at AS "finishedAt", n.total_chapters AS "totalChapters"
+    // One statement for the batch: each row's reading, its novel's chapters and the
+    // subscriber's entitlements (read only, as the hot reads do: ADR 0083), by primary key.
+    const states = await this.db.query<{ ord: number; startedAt: Date | null; finishedAt: Date | null; totalChapters: number | null; grants: EntitlementGrant[] }>(
+      `SELECT k.ord, p.started_at AS "startedAt", p.finished_at AS "finishedAt", n.total_chapters AS "totalChapters",
+              (SELECT coalesce(json_agg(json_build_object('product', e.product, 'status', e.status, 'internalPlan', e.internal_plan)), '[]')
+                 FROM entitlements e
+                WHERE e.partner_id = k.partner_id AND e.environment = k.environment AND e.subscriber_id = k.subscriber_id) AS grants
          FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS k (partner_id, environment, subscriber_id, novel_id, ord)
          LEFT JOIN novel_progress p USING (partner_id, environment, subscriber_id, novel_id)
          LEFT JOIN novels n ON n.environment = k.environment AND n.id = k.novel_id AND n.status = 'published'
@@ -66,6 +71,7 @@ export class PgUnlockScheduleRepository extends UnlockScheduleRepository {
     return states.map((s) => ({
       progress: s.startedAt ? { startedAt: s.startedAt, finishedAt: s.finishedAt } : null,
       totalChapters: s.totalChapters,
+      grants: s.grants,
     }));
   }
 
