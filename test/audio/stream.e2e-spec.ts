@@ -193,12 +193,12 @@ describe('GET /novels/{id}/chapters/{chapterNumber}/stream', () => {
     });
   });
 
-  it('runs two statements for a URL: the progress with the entitlements, the audit row (the chapter comes from memory)', async () => {
+  it('runs two statements for a URL: the progress with the features, the audit row (the chapter comes from memory)', async () => {
     // A rate-limit lease may fall due during the request; it is not the endpoint's work.
     const statements = (await statementsDuring(t, () => stream('narrated', 1))).filter((sql) => !/rate_limit_buckets/.test(sql));
     expect(statements).toHaveLength(2);
     expect(statements.filter((sql) => CATALOG_TABLES.test(sql))).toEqual([]);
-    expect(statements[0]).toMatch(/FROM novel_progress[\s\S]*FROM entitlements/);
+    expect(statements[0]).toMatch(/FROM entitlements[\s\S]*JOIN novel_progress/);
     // Never the chapter's text: it can be large, and the stream does not need it.
     expect(statements.join('\n')).not.toMatch(/\bbody\b/);
     expect(statements.at(-1)).toMatch(/^INSERT INTO stream_url_issues/);

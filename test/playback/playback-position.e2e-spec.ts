@@ -98,6 +98,29 @@ describe('PUT and GET /subscribers/{id}/playback-position', () => {
     expect(unopened.json().error_description).toMatch(/not yet released/);
   });
 
+  it('writes nothing when it refuses: no position, no activity row, current_chapter unmoved', async () => {
+    await listener('p-nothing', today());
+    expect((await put('p-nothing', position(1, 7))).statusCode).toBe(200);
+    expectError(await put('p-nothing', position(3, 9)), 400, 'invalid_request');
+    expect((await get('p-nothing')).json()).toMatchObject({ chapter_id: 'listen-novel-ch1', position_seconds: 7 });
+    const [row] = await db.query(
+      `SELECT p.current_chapter, (SELECT count(*)::int FROM reading_activity a WHERE a.partner_id = p.partner_id AND a.subscriber_id = p.subscriber_id) AS activities
+         FROM novel_progress p WHERE p.partner_id = $1 AND p.subscriber_id = $2`,
+      [a.partnerId, 'p-nothing'],
+    );
+    expect(row).toEqual({ current_chapter: 1, activities: 1 });
+  });
+
+  it('releases one chapter ahead with early access, and every chapter of a finished novel', async () => {
+    await listener('p-ahead', today(), 'audio_early');
+    expect((await put('p-ahead', position(2, 1))).statusCode).toBe(200);
+    const beyond = await put('p-ahead', position(3, 1));
+    expectError(beyond, 400, 'invalid_request');
+    expect(beyond.json().error_description).toMatch(/not yet released.*expected at/);
+    await db.query(`UPDATE novel_progress SET finished_at = now(), chosen_choice_id = 'any' WHERE partner_id = $1 AND subscriber_id = $2`, [a.partnerId, 'p-ahead']);
+    expect((await put('p-ahead', position(4, 1))).json()).toMatchObject({ chapter_id: 'listen-novel-ch4' });
+  });
+
   it('answers 400 on GET when the stored chapter is no longer released (the plan lost early access)', async () => {
     await listener('p-early', today(), 'audio_early');
     expect((await put('p-early', position(2, 30))).statusCode).toBe(200);
@@ -127,17 +150,17 @@ describe('PUT and GET /subscribers/{id}/playback-position', () => {
     expect(response.json().error_description).toContain(field);
   });
 
-  it('reads a position in two statements and writes one in two, without a transaction of its own', async () => {
+  it('reads a position in one statement and writes one in one, without a transaction of its own', async () => {
     await listener('p-sql', TEN_DAYS_AGO());
     const written = await statementsDuring(t, () => put('p-sql', position(2, 30)), { keepTransactions: true });
-    // The subscriber's progress with its entitlements (the drip), then one statement for the
-    // upsert, the activity row and current_chapter: nothing read twice, the novel from memory.
-    expect(written).toHaveLength(2);
+    // One statement reads the progress and the plan, tests the drip and writes the upsert,
+    // the activity row and current_chapter: the novel comes from memory.
+    expect(written).toHaveLength(1);
     expect(written.filter((sql) => CATALOG_TABLES.test(sql))).toEqual([]);
     expect(written.at(-1)).toMatch(/INSERT INTO playback_positions[\s\S]*INSERT INTO reading_activity[\s\S]*UPDATE novel_progress/);
-    // The position, and the progress and features that say whether its chapter is still released.
+    // The position beside the progress and features that say whether its chapter is still released.
     const read = await statementsDuring(t, () => get('p-sql'));
-    expect(read).toHaveLength(2);
+    expect(read).toHaveLength(1);
     expect(read.filter((sql) => CATALOG_TABLES.test(sql))).toEqual([]);
   });
 

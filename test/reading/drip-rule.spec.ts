@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
-import { chapterReleaseAt, releaseDay, releasedChapterCount, releaseInstantOfDay } from '../../src/modules/drip/index.js';
+import { chapterReleaseAt, releaseCutoff, releaseDay, releasedChapterCount, releaseInstantOfDay } from '../../src/modules/drip/index.js';
 
 const at = (iso: string) => new Date(iso);
 const HOUR = 3_600_000;
@@ -96,6 +96,28 @@ describe('the drip rule (DECISIONS 8)', () => {
           const reached = releasedChapterCount(d, n, release) === n;
           const notBefore = release.getTime() === d.startedAt.getTime() || releasedChapterCount(d, n, justBefore) === n - 1;
           return reached && notBefore && release.getTime() >= d.startedAt.getTime();
+        }),
+      );
+    });
+
+    it('the release cutoff says the same as the release instant: released exactly when started before it', () => {
+      const chapter = fc.integer({ min: 1, max: 400 });
+      fc.assert(
+        fc.property(drip, chapter, fc.integer({ min: -2 * 24 * HOUR, max: 400 * 24 * HOUR }), (d, n, offset) => {
+          const at = new Date(d.startedAt.getTime() + offset);
+          const released = chapterReleaseAt(d, n).getTime() <= at.getTime();
+          return released === d.startedAt.getTime() < releaseCutoff(n, d.earlyAccess, at).getTime();
+        }),
+        { numRuns: 5_000 },
+      );
+    });
+
+    it('the release cutoff is exact to the millisecond: a start at the cutoff is not released, one just before is', () => {
+      fc.assert(
+        fc.property(fc.integer({ min: 1, max: 400 }), fc.boolean(), instant, (n, earlyAccess, at) => {
+          const cutoff = releaseCutoff(n, earlyAccess, at).getTime();
+          const releasedFrom = (start: number) => chapterReleaseAt({ startedAt: new Date(start), earlyAccess }, n).getTime() <= at.getTime();
+          return releasedFrom(cutoff - 1) && !releasedFrom(cutoff);
         }),
       );
     });

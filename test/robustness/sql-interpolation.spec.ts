@@ -56,8 +56,12 @@ const REVIEWED: Record<string, string[]> = {
   'src/database/migrations/1763900800000-monthly-partitions.ts': ['PARTITIONS_LOCK_CLASS', 'PARTITIONS_LOCK_CLASS', 'MONTHS_AHEAD', 'MONTHS_AHEAD'],
   // A constant column list.
   'src/modules/reading/infrastructure/pg-unlock-schedule.repository.ts': ['SELECT_ROW', 'SELECT_ROW'],
-  // Constant column lists and JSON shapes, and a constant sub-select of the subscriber's entitlements.
-  'src/modules/reading/infrastructure/typeorm-reading-progress.repository.ts': ['PROGRESS_SELECT', 'PROGRESS_JSON', 'GRANTS_JSON', 'PROGRESS_JSON', 'GRANTS_JSON'],
+  // A constant column list.
+  'src/modules/reading/infrastructure/typeorm-reading-progress.repository.ts': ['PROGRESS_SELECT'],
+  // The entitlements module's constant query of a subscriber's features, joined to the progress (ADR 0083).
+  'src/modules/reading/infrastructure/progress-with-features.sql.ts': ['SUBSCRIBER_FEATURES_SQL'],
+  // Reading's constant query of a subscriber's progress and features, embedded in playback's statements.
+  'src/modules/playback/infrastructure/typeorm-playback-position.repository.ts': ['PROGRESS_WITH_FEATURES_SQL', 'PROGRESS_WITH_FEATURES_SQL'],
   // A fixed SQL fragment naming a table alias.
   'src/modules/webhooks/infrastructure/typeorm-webhook-delivery.repository.ts': ["LEASE_IS_LIVE('l')", "LEASE_IS_LIVE('webhook_deliveries')"],
   // A fixed SQL expression, written once because it is used twice.

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Pool } from 'pg';
+import type { Pool, QueryConfig } from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
 import { currentTransaction } from './open-transaction.js';
@@ -27,10 +27,24 @@ export class Db {
    * paths.
    */
   async query<T = Record<string, unknown>>(sql: string, parameters: unknown[] = []): Promise<T[]> {
+    return this.send<T>({ text: sql, values: parameters });
+  }
+
+  /**
+   * As `query`, as a named prepared statement: PostgreSQL parses and plans it once per
+   * connection instead of at every call (ADR 0107). For the hot paths' fixed statements
+   * only: a name always carries the same text (pg refuses a name reused for other text),
+   * and each one stays prepared on every pooled connection.
+   */
+  async prepared<T = Record<string, unknown>>(name: string, sql: string, parameters: unknown[]): Promise<T[]> {
+    return this.send<T>({ name, text: sql, values: parameters });
+  }
+
+  private async send<T>(statement: QueryConfig): Promise<T[]> {
     // Still reported to TypeORM's logger, so query logging (and the tests' statement counts) see it.
-    this.dataSource.logger.logQuery(sql, parameters);
+    this.dataSource.logger.logQuery(statement.text, statement.values);
     const transaction = currentTransaction.getStore();
-    const result = await (transaction ? transaction.connection.query(sql, parameters) : this.pool.query(sql, parameters));
+    const result = await (transaction ? transaction.connection.query(statement) : this.pool.query(statement));
     return result.rows as T[];
   }
 

@@ -72,4 +72,18 @@ export function releasedChapterCount({ startedAt, earlyAccess }: DripInput, tota
   return Math.min(totalChapters, 1 + Math.max(0, elapsedDays));
 }
 
+/**
+ * The latest start that releases chapter `chapterNumber` by `at`: the chapter is released
+ * exactly when `startedAt` is before this instant (chapterReleaseAt ≤ at ⟺ startedAt <
+ * releaseCutoff). It turns the drip into a comparison with the stored `started_at`, so a
+ * statement can test it while it writes, without reading the start first.
+ */
+export function releaseCutoff(chapterNumber: number, earlyAccess: boolean, at: Date): Date {
+  // Instants carry milliseconds: "not after `at`" is "before the next millisecond".
+  const notAfterAt = at.getTime() + 1;
+  if (chapterNumber <= 1) return new Date(notAfterAt);
+  const lastStartDay = releaseDay(new Date(at.getTime() + earlyShift(earlyAccess))) - (chapterNumber - 1);
+  return new Date(Math.min(releaseInstantMs(lastStartDay + 1), notAfterAt));
+}
+
 const earlyShift = (earlyAccess: boolean) => (earlyAccess ? EARLY_ACCESS_MS : 0);

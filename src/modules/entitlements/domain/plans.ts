@@ -54,12 +54,27 @@ export interface EntitlementGrant {
   internalPlan: InternalPlan;
 }
 
+/**
+ * What grants each feature, as lists: the products that allow reading and the plans that
+ * include audio or early access. featuresOf reads them, and so can a SQL statement that
+ * computes the features next to other rows (ADR 0083), so the rule has one source.
+ */
+export const FEATURE_GRANTS = {
+  readingProducts: ['textapp', 'audioapp'] as readonly Product[],
+  audioPlans: plansWith('audio'),
+  earlyAccessPlans: plansWith('earlyAccess'),
+} as const;
+
+function plansWith(feature: keyof PlanFeatures): readonly InternalPlan[] {
+  return (Object.keys(INTERNAL_PLANS) as InternalPlan[]).filter((plan) => INTERNAL_PLANS[plan][feature]);
+}
+
 /** A subscriber's features: the union over its active entitlements. */
 export function featuresOf(entitlements: readonly EntitlementGrant[]): SubscriberFeatures {
   const active = entitlements.filter((e) => e.status === 'active');
   return {
-    reading: active.some((e) => e.product === 'textapp' || e.product === 'audioapp'),
-    audio: active.some((e) => INTERNAL_PLANS[e.internalPlan]?.audio),
-    earlyAccess: active.some((e) => INTERNAL_PLANS[e.internalPlan]?.earlyAccess),
+    reading: active.some((e) => FEATURE_GRANTS.readingProducts.includes(e.product)),
+    audio: active.some((e) => FEATURE_GRANTS.audioPlans.includes(e.internalPlan)),
+    earlyAccess: active.some((e) => FEATURE_GRANTS.earlyAccessPlans.includes(e.internalPlan)),
   };
 }

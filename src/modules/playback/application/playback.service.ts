@@ -2,9 +2,9 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DomainError, invalidRequest } from '../../../shared/errors/domain-error.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CatalogService, chapterIdOf, chapterNumberOf } from '../../catalog/index.js';
-import { ChapterReleaseService, notReleasedReason, ReadingLifecycleHooks } from '../../reading/index.js';
+import { ChapterReleaseService, notReleasedReason, ReadingLifecycleHooks, releaseCondition, type ChapterRelease } from '../../reading/index.js';
 import type { PlaybackPosition } from '../domain/playback-position.js';
-import { PlaybackPositionRepository } from '../domain/playback-position.repository.js';
+import { PlaybackPositionRepository, type PositionWithReader } from '../domain/playback-position.repository.js';
 
 export interface PlaybackWrite {
   novelId: string;
@@ -32,36 +32,36 @@ export class PlaybackService implements OnModuleInit {
 
   /**
    * Stores the position (last write wins) and, in the same statement, records listening
-   * activity and moves current_chapter forward.
+   * activity and moves current_chapter forward: one statement, which also checks that the
+   * chapter is released (the drip as a condition on the start it reads).
    */
   async write(tenant: Tenant, subscriberId: string, write: PlaybackWrite): Promise<PlaybackPosition> {
     const chapterNumber = chapterNumberOf(write.novelId, write.chapterId);
     if (chapterNumber === null) {
       throw invalidRequest(`chapter_id must name a chapter of novel "${write.novelId}" as ${chapterIdOf(write.novelId, 1)}, ${chapterIdOf(write.novelId, 2)}, …`);
     }
-    const [novel, release] = await Promise.all([
-      this.catalog.publishedNovel(tenant.environment, write.novelId),
-      this.releases.chapterRelease(tenant, subscriberId, write.novelId, chapterNumber),
-    ]);
+    const novel = await this.catalog.publishedNovel(tenant.environment, write.novelId);
     if (chapterNumber > novel.totalChapters) {
       throw invalidRequest(`chapter_id "${write.chapterId}" names no chapter of novel "${novel.id}": it has ${novel.totalChapters}.`);
     }
-    if (!release.released) throw invalidRequest(notReleasedReason(novel.id, chapterNumber, release));
-    const position = { novelId: novel.id, chapterNumber, positionSeconds: write.positionSeconds, updatedAt: new Date() };
-    return this.positions.upsertListening(tenant, subscriberId, position);
+    const now = new Date();
+    const position = { novelId: novel.id, chapterNumber, positionSeconds: write.positionSeconds, updatedAt: now };
+    const written = await this.positions.upsertListeningIfReleased(tenant, subscriberId, position, releaseCondition(chapterNumber, now));
+    if (!written.position) throw invalidRequest(notReleasedReason(novel.id, chapterNumber, this.release(written, chapterNumber, now)));
+    return written.position;
   }
 
   /** The stored position; not_found when none, invalid_request when its chapter is no longer released (the plan lost early access). */
   async read(tenant: Tenant, subscriberId: string, novelId: string): Promise<PlaybackPosition> {
-    // The position and what decides its chapter's release are read side by side: one round trip's wait.
-    const [, position, reader] = await Promise.all([
-      this.catalog.publishedNovel(tenant.environment, novelId),
-      this.positions.find(tenant, subscriberId, novelId),
-      this.releases.readerState(tenant, subscriberId, novelId),
-    ]);
-    if (!position) throw new DomainError('not_found', `No playback position is stored for subscriber "${subscriberId}" in novel "${novelId}".`);
-    const release = this.releases.releaseOf(reader, position.chapterNumber);
-    if (!release.released) throw invalidRequest(notReleasedReason(novelId, position.chapterNumber, release));
-    return position;
+    await this.catalog.publishedNovel(tenant.environment, novelId);
+    const found = await this.positions.findWithReader(tenant, subscriberId, novelId);
+    if (!found.position) throw new DomainError('not_found', `No playback position is stored for subscriber "${subscriberId}" in novel "${novelId}".`);
+    const release = this.release(found, found.position.chapterNumber, new Date());
+    if (!release.released) throw invalidRequest(notReleasedReason(novelId, found.position.chapterNumber, release));
+    return found.position;
+  }
+
+  private release({ progress, features }: PositionWithReader, chapterNumber: number, at: Date): ChapterRelease {
+    return this.releases.releaseOf({ progress, earlyAccess: features.earlyAccess }, chapterNumber, at);
   }
 }

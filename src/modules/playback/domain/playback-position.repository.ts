@@ -1,14 +1,26 @@
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import type { SubscriberFeatures } from '../../entitlements/index.js';
+import type { NovelProgress, ReleaseCondition } from '../../reading/index.js';
 import type { PlaybackPosition } from './playback-position.js';
+
+/** A stored position (null when none, or when a write was refused) and what decides its chapter's release. */
+export interface PositionWithReader {
+  position: PlaybackPosition | null;
+  progress: NovelProgress | null;
+  features: SubscriberFeatures;
+}
 
 /** Playback positions, one row per (partner, environment, subscriber, novel). */
 export abstract class PlaybackPositionRepository {
   /**
-   * Inserts or replaces the subscriber's position in the novel (one row whatever the
-   * concurrency) and, in the same statement, records the listening as reading
-   * activity and moves the novel's current chapter forward: one round trip, atomic.
+   * If the position's chapter is released for the subscriber (`released`, tested against
+   * the progress and the plan the statement itself reads), inserts or replaces the
+   * subscriber's position in the novel (one row whatever the concurrency), records the
+   * listening as reading activity and moves the novel's current chapter forward: one
+   * statement, atomic. Otherwise writes nothing and answers no position.
    */
-  abstract upsertListening(tenant: Tenant, subscriberId: string, position: PlaybackPosition): Promise<PlaybackPosition>;
-  abstract find(tenant: Tenant, subscriberId: string, novelId: string): Promise<PlaybackPosition | null>;
+  abstract upsertListeningIfReleased(tenant: Tenant, subscriberId: string, position: PlaybackPosition, released: ReleaseCondition): Promise<PositionWithReader>;
+  /** The stored position with the subscriber's progress and features: one statement. */
+  abstract findWithReader(tenant: Tenant, subscriberId: string, novelId: string): Promise<PositionWithReader>;
   abstract delete(tenant: Tenant, subscriberId: string, novelId: string): Promise<void>;
 }

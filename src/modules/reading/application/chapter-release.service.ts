@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
-import { featuresOf, type SubscriberFeatures } from '../../entitlements/index.js';
+import type { SubscriberFeatures } from '../../entitlements/index.js';
 import { chapterRelease, type ChapterRelease, type NovelProgress } from '../domain/novel-progress.js';
 import { ReadingProgressRepository } from '../domain/reading-progress.repository.js';
 
@@ -24,14 +24,13 @@ export class ChapterReleaseService {
     return this.releaseOf(await this.readerState(tenant, subscriberId, novelId), chapterNumber);
   }
 
-  releaseOf(reader: ReaderState, chapterNumber: number, at = new Date()): ChapterRelease {
+  releaseOf(reader: Pick<ReaderState, 'progress' | 'earlyAccess'>, chapterNumber: number, at = new Date()): ChapterRelease {
     return chapterRelease(reader.progress, chapterNumber, reader.earlyAccess, at);
   }
 
   /** The subscriber's progress in the novel and its features: one statement. */
   async readerState(tenant: Tenant, subscriberId: string, novelId: string): Promise<ReaderState> {
-    const { progress, grants } = await this.progress.findWithGrants(tenant, subscriberId, novelId);
-    const features = featuresOf(grants);
+    const { progress, features } = await this.progress.findWithFeatures(tenant, subscriberId, novelId);
     return { progress, features, earlyAccess: features.earlyAccess };
   }
 }

@@ -4,7 +4,7 @@ import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { ActivityRecorder, type ReadingActivity } from '../../analytics/index.js';
 import { CatalogService, type Novel } from '../../catalog/index.js';
-import { EntitlementsService, featuresOf } from '../../entitlements/index.js';
+import { EntitlementsService } from '../../entitlements/index.js';
 import { ACTIVE_NOVEL_LIMIT, startInstant, unlockedChapters, type NovelProgress } from '../domain/novel-progress.js';
 import { alreadyFinished, notEntitled } from '../domain/reading-errors.js';
 import { ReadingProgressRepository } from '../domain/reading-progress.repository.js';
@@ -107,8 +107,7 @@ export class ReadingProgressService {
 
   /** Every published novel the subscriber has opened, newest first: one statement whatever their number. */
   async readingProgress(tenant: Tenant, subscriberId: string): Promise<ReadingProgress> {
-    const { progress: rows, grants } = await this.progress.listWithGrants(tenant, subscriberId);
-    const features = featuresOf(grants);
+    const { progress: rows, features } = await this.progress.listWithFeatures(tenant, subscriberId);
     const novels = new Map((await this.catalog.publishedNovels(tenant.environment, rows.map((r) => r.novelId))).map((n) => [n.id, n]));
     const entries = rows.flatMap((row) => {
       const novel = novels.get(row.novelId);

@@ -1,6 +1,6 @@
 import { invalidRequest } from '../../../shared/errors/domain-error.js';
 import type { Environment } from '../../../shared/tenancy/tenant.js';
-import { chapterReleaseAt, releasedChapterCount } from '../../drip/index.js';
+import { chapterReleaseAt, releaseCutoff, releasedChapterCount } from '../../drip/index.js';
 
 /** A subscriber may hold at most this many unfinished novels (contract 3). */
 export const ACTIVE_NOVEL_LIMIT = 3;
@@ -40,6 +40,20 @@ export function chapterRelease(progress: NovelProgress | null, chapterNumber: nu
   const releaseAt = chapterReleaseAt({ startedAt: progress.startedAt, earlyAccess }, chapterNumber);
   const released = releaseAt.getTime() <= at.getTime();
   return { released, unlocksAt: released ? null : releaseAt, started: true };
+}
+
+/**
+ * Chapter `chapterNumber`'s release at an instant as a condition on the stored progress, for
+ * a statement that writes only when it holds: released when the novel is finished, or when
+ * it was started before the cutoff of the reader's plan (releaseCutoff, the drip's own).
+ * Holds exactly when chapterRelease says released.
+ */
+export interface ReleaseCondition {
+  startedBefore: { standard: Date; earlyAccess: Date };
+}
+
+export function releaseCondition(chapterNumber: number, at: Date): ReleaseCondition {
+  return { startedBefore: { standard: releaseCutoff(chapterNumber, false, at), earlyAccess: releaseCutoff(chapterNumber, true, at) } };
 }
 
 export function chapterStatus(release: ChapterRelease): ChapterStatus {

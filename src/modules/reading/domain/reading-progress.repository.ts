@@ -1,5 +1,5 @@
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
-import type { EntitlementGrant } from '../../entitlements/index.js';
+import type { SubscriberFeatures } from '../../entitlements/index.js';
 import type { NovelProgress } from './novel-progress.js';
 
 /** Subscribers' reading progress, keyed by (partner, environment, subscriber, novel). */
@@ -11,12 +11,12 @@ export abstract class ReadingProgressRepository {
   abstract lockSubscriber(tenant: Tenant, subscriberId: string): Promise<void>;
   abstract find(tenant: Tenant, subscriberId: string, novelId: string): Promise<NovelProgress | null>;
   /**
-   * The progress in the novel and the subscriber's entitlements, in one statement: what the
+   * The progress in the novel and the subscriber's features, in one statement: what the
    * drip and the access checks need on every subscriber read.
    */
-  abstract findWithGrants(tenant: Tenant, subscriberId: string, novelId: string): Promise<{ progress: NovelProgress | null; grants: EntitlementGrant[] }>;
-  /** Every novel the subscriber has opened, newest first, and its entitlements: one statement. */
-  abstract listWithGrants(tenant: Tenant, subscriberId: string): Promise<{ progress: NovelProgress[]; grants: EntitlementGrant[] }>;
+  abstract findWithFeatures(tenant: Tenant, subscriberId: string, novelId: string): Promise<{ progress: NovelProgress | null; features: SubscriberFeatures }>;
+  /** Every novel the subscriber has opened, newest first, and its features: one statement. */
+  abstract listWithFeatures(tenant: Tenant, subscriberId: string): Promise<{ progress: NovelProgress[]; features: SubscriberFeatures }>;
   abstract unfinishedNovelIds(tenant: Tenant, subscriberId: string): Promise<string[]>;
   abstract insert(tenant: Tenant, subscriberId: string, novelId: string, startedAt: Date): Promise<NovelProgress>;
   abstract delete(tenant: Tenant, subscriberId: string, novelId: string): Promise<void>;

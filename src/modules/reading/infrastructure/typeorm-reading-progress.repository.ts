@@ -2,31 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { IsNull } from 'typeorm';
 import { Db } from '../../../shared/persistence/db.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
-import type { EntitlementGrant } from '../../entitlements/index.js';
+import { SUBSCRIBER_FEATURES_PARAMETERS, type SubscriberFeatures } from '../../entitlements/index.js';
+import { PROGRESS_WITH_FEATURES_SQL, readerOfRow, type ProgressWithFeaturesRow } from './progress-with-features.sql.js';
 import type { NovelProgress } from '../domain/novel-progress.js';
 import { ReadingProgressRepository } from '../domain/reading-progress.repository.js';
 import { NovelProgressEntity } from './reading.entities.js';
 
 const PROGRESS_SELECT = `novel_id AS "novelId", started_at AS "startedAt", current_chapter AS "currentChapter", finished_at AS "finishedAt", chosen_choice_id AS "chosenChoiceId"`;
-
-/**
- * A subscriber read is one round trip: its progress and its entitlements come back in one
- * statement. The entitlements table belongs to the entitlements module; reading reads it
- * here, read only (ADR 0083).
- */
-const PROGRESS_JSON = `json_build_object('novelId', novel_id, 'startedAt', started_at, 'currentChapter', current_chapter,
-  'finishedAt', finished_at, 'chosenChoiceId', chosen_choice_id)`;
-const GRANTS_JSON = `(SELECT coalesce(json_agg(json_build_object('product', product, 'status', status, 'internalPlan', internal_plan)), '[]')
-  FROM entitlements WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3)`;
-
-/** Progress as JSON carries its instants as text. */
-type ProgressJson = Omit<NovelProgress, 'startedAt' | 'finishedAt'> & { startedAt: string; finishedAt: string | null };
-
-const fromJson = (json: ProgressJson): NovelProgress => ({
-  ...json,
-  startedAt: new Date(json.startedAt),
-  finishedAt: json.finishedAt === null ? null : new Date(json.finishedAt),
-});
 
 const subscriberKey = (tenant: Tenant, subscriberId: string) => ({
   partnerId: tenant.partnerId,
@@ -61,24 +43,23 @@ export class TypeOrmReadingProgressRepository extends ReadingProgressRepository 
     return row ?? null;
   }
 
-  async findWithGrants(tenant: Tenant, subscriberId: string, novelId: string): Promise<{ progress: NovelProgress | null; grants: EntitlementGrant[] }> {
-    const [row] = await this.db.query<{ progress: ProgressJson | null; grants: EntitlementGrant[] }>(
-      `SELECT (SELECT ${PROGRESS_JSON} FROM novel_progress
-                WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND novel_id = $4) AS progress,
-              ${GRANTS_JSON} AS grants`,
-      [tenant.partnerId, tenant.environment, subscriberId, novelId],
+  async findWithFeatures(tenant: Tenant, subscriberId: string, novelId: string): Promise<{ progress: NovelProgress | null; features: SubscriberFeatures }> {
+    const [row] = await this.db.prepared<ProgressWithFeaturesRow>(
+      'reading.progress-with-features',
+      `${PROGRESS_WITH_FEATURES_SQL} AND p.novel_id = $7`,
+      [tenant.partnerId, tenant.environment, subscriberId, ...SUBSCRIBER_FEATURES_PARAMETERS, novelId],
     );
-    return { progress: row.progress && fromJson(row.progress), grants: row.grants };
+    return readerOfRow(row);
   }
 
-  async listWithGrants(tenant: Tenant, subscriberId: string): Promise<{ progress: NovelProgress[]; grants: EntitlementGrant[] }> {
-    const [row] = await this.db.query<{ progress: ProgressJson[]; grants: EntitlementGrant[] }>(
-      `SELECT (SELECT coalesce(json_agg(${PROGRESS_JSON} ORDER BY started_at DESC, novel_id), '[]') FROM novel_progress
-                WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3) AS progress,
-              ${GRANTS_JSON} AS grants`,
-      [tenant.partnerId, tenant.environment, subscriberId],
+  async listWithFeatures(tenant: Tenant, subscriberId: string): Promise<{ progress: NovelProgress[]; features: SubscriberFeatures }> {
+    const rows = await this.db.prepared<ProgressWithFeaturesRow>(
+      'reading.progress-list-with-features',
+      `${PROGRESS_WITH_FEATURES_SQL} ORDER BY p.started_at DESC, p.novel_id`,
+      [tenant.partnerId, tenant.environment, subscriberId, ...SUBSCRIBER_FEATURES_PARAMETERS],
     );
-    return { progress: row.progress.map(fromJson), grants: row.grants };
+    const readers = rows.map(readerOfRow);
+    return { progress: readers.flatMap((reader) => reader.progress ?? []), features: readers[0].features };
   }
 
   async unfinishedNovelIds(tenant: Tenant, subscriberId: string): Promise<string[]> {
