@@ -1,6 +1,6 @@
 import { createDecipheriv, createHmac, createPrivateKey, createPublicKey, hkdfSync, randomUUID, sign, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
 import type pg from 'pg';
-import { CREDENTIAL, SIGNING_KEYS } from './sql.js';
+import { CREDENTIAL, RATE_LIMIT_LEVEL, SIGNING_KEYS } from './sql.js';
 
 /**
  * Tokens for the baseline, with node:crypto only: it verifies the service's ES256 tokens
@@ -25,6 +25,8 @@ interface SigningKey {
 const CLOCK_SKEW_SECONDS = 30;
 const TOKEN_LIFETIME_SECONDS = 600;
 const CREDENTIAL_CACHE_MS = 5_000;
+/** The service's default TOKEN_FAILURES_PER_MINUTE. */
+const TOKEN_FAILURES_PER_MINUTE = 10;
 
 export class Tokens {
   private keys: SigningKey[] = [];
@@ -72,15 +74,21 @@ export class Tokens {
     return (await this.isActive(principal.clientId)) ? principal : null;
   }
 
-  /** Client credentials (HTTP Basic) → a signed token response, or null (401). */
-  async issue(authorization: string | undefined): Promise<Record<string, unknown> | null> {
+  /**
+   * Client credentials (HTTP Basic) → a signed token response, or null (401). As the
+   * service (TokenRequestBudgets), it first reads the failure budget of (client id,
+   * address) and refuses when it is spent; the bench never spends it.
+   */
+  async issue(authorization: string | undefined, address: string): Promise<Record<string, unknown> | null | 'rate_limited'> {
     if (!authorization || !/^basic\s/i.test(authorization)) return null;
     const decoded = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon <= 0) return null;
     const clientId = decodeURIComponent(decoded.slice(0, colon));
     const clientSecret = decodeURIComponent(decoded.slice(colon + 1));
-    const { rows } = await this.pool.query(CREDENTIAL, [clientId]);
+    const { rows: budget } = await this.pool.query({ ...RATE_LIMIT_LEVEL, values: [`token-failure:${clientId}:${address}`, TOKEN_FAILURES_PER_MINUTE, TOKEN_FAILURES_PER_MINUTE / 60] });
+    if (budget.length === 1 && (budget[0].level as number) < 1) return 'rate_limited';
+    const { rows } = await this.pool.query({ ...CREDENTIAL, values: [clientId] });
     const credential = rows[0] as { partnerId: string; secretHash: Buffer; scopes: string[]; environment: string; revokedAt: Date | null } | undefined;
     if (!credential || credential.revokedAt) return null;
     const hash = createHmac('sha256', this.pepper).update(clientSecret, 'utf8').digest();
@@ -132,7 +140,7 @@ export class Tokens {
   private async isActive(clientId: string): Promise<boolean> {
     const cached = this.active.get(clientId);
     if (cached && Date.now() - cached.at < CREDENTIAL_CACHE_MS) return cached.active;
-    const { rows } = await this.pool.query(CREDENTIAL, [clientId]);
+    const { rows } = await this.pool.query({ ...CREDENTIAL, values: [clientId] });
     const active = rows.length === 1 && !rows[0].revokedAt;
     this.active.set(clientId, { active, at: Date.now() });
     return active;

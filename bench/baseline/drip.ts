@@ -69,6 +69,7 @@ export function releasedChapterCount(startedAt: number, earlyAccess: boolean, to
 }
 
 export interface Progress {
+  novelId: string;
   startedAt: Date;
   currentChapter: number;
   finishedAt: Date | null;
@@ -87,4 +88,11 @@ export function chapterRelease(progress: Progress | null, chapterNumber: number,
   const releaseAt = chapterReleaseAt(progress.startedAt.getTime(), earlyAccess, chapterNumber);
   const released = releaseAt <= at;
   return { released, unlocksAt: released ? null : releaseAt, started: true };
+}
+
+/** The latest start that releases chapter n by `at` (src/modules/drip releaseCutoff): released ⟺ startedAt < cutoff. */
+export function releaseCutoff(chapterNumber: number, earlyAccess: boolean, at: number): number {
+  if (chapterNumber <= 1) return at + 1;
+  const lastStartDay = releaseDay(at + (earlyAccess ? EARLY_ACCESS_MS : 0)) - (chapterNumber - 1);
+  return Math.min(releaseInstantOfDay(lastStartDay + 1), at + 1);
 }

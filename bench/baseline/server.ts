@@ -8,7 +8,7 @@
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import pg from 'pg';
 import { mediaUrlSigner, Tokens, type Principal } from './auth.js';
-import { chapterRelease, releasedChapterCount, type Progress } from './drip.js';
+import { chapterRelease, releaseCutoff, releasedChapterCount, type Progress } from './drip.js';
 import * as sql from './sql.js';
 
 const env = (name: string) => {
@@ -78,44 +78,85 @@ function novelId(value: unknown, name = 'novel id'): string {
 
 type Row = Record<string, unknown>;
 const query = async (text: string, values: unknown[]): Promise<Row[]> => (await pool.query(text, values)).rows;
+/** A named statement, as the service sends its hot statements (ADR 0107). */
+const prepared = async (statement: { name: string; text: string }, values: unknown[]): Promise<Row[]> => (await pool.query({ ...statement, values })).rows;
 
 interface Novel {
   id: string;
   title: string;
   totalChapters: number;
+  entry: Record<string, unknown>;
 }
 
-const toNovel = (row: Row): Novel => ({ id: row.id as string, title: row.title as string, totalChapters: row.total_chapters as number });
-
-async function publishedNovel(id: string): Promise<Novel> {
-  const [row] = await query(sql.PUBLISHED_NOVEL, ['live', id]);
-  if (!row) throw new Failure(404, 'invalid_request', `Novel "${id}" does not exist or was removed from the catalog.`);
-  return toNovel(row);
+interface Chapter {
+  number: number;
+  title: string;
+  durationSeconds: number | null;
+  audioStatus: string;
+  audioKey: string | null;
+  audioDurationSeconds: number | null;
 }
 
-const toProgress = (row: Row | undefined): Progress | null => (row ? (row as unknown as Progress) : null);
+/** The live catalog in memory, as the service's snapshot (ADR 0105); the bench never changes it while it runs. */
+const catalog = await (async () => {
+  const [categoryRows, novelRows, chapterRows] = await Promise.all([
+    query(sql.CATALOG_CATEGORIES, ['live']),
+    query(sql.CATALOG_NOVELS, ['live']),
+    query(sql.CATALOG_CHAPTERS, ['live']),
+  ]);
+  const novels: Novel[] = novelRows.map((r) => ({
+    id: r.id as string,
+    title: r.title as string,
+    totalChapters: r.total_chapters as number,
+    entry: { ...r, updated_at: (r.updated_at as Date).toISOString() },
+  }));
+  const chapters = new Map<string, Chapter[]>();
+  for (const r of chapterRows) {
+    const list = chapters.get(r.novel_id as string) ?? [];
+    list.push({
+      number: r.number as number,
+      title: r.title as string,
+      durationSeconds: r.duration_seconds as number | null,
+      audioStatus: r.audio_status as string,
+      audioKey: r.audio_key as string | null,
+      audioDurationSeconds: r.audio_duration_seconds as number | null,
+    });
+    chapters.set(r.novel_id as string, list);
+  }
+  return {
+    categories: categoryRows.map((r) => ({ id: r.id, name: r.name, sort_order: r.sortOrder })),
+    novels,
+    novelsById: new Map(novels.map((n) => [n.id, n])),
+    chapters,
+  };
+})();
 
-interface Features {
+function publishedNovel(id: string): Novel {
+  const novel = catalog.novelsById.get(id);
+  if (!novel) throw new Failure(404, 'invalid_request', `Novel "${id}" does not exist or was removed from the catalog.`);
+  return novel;
+}
+
+interface Reader {
+  progress: Progress | null;
   reading: boolean;
   audio: boolean;
   earlyAccess: boolean;
 }
 
-async function features(partnerId: string, subscriber: string): Promise<Features> {
-  const rows = await query(sql.ENTITLEMENTS, [partnerId, 'live', subscriber]);
-  const active = rows.filter((r) => r.status === 'active');
-  const plan = (r: Row) => r.internalPlan as string;
-  return {
-    reading: active.some((r) => r.product === 'textapp' || r.product === 'audioapp'),
-    audio: active.some((r) => plan(r) === 'audio_standard' || plan(r) === 'audio_early'),
-    earlyAccess: active.some((r) => plan(r) === 'text_early' || plan(r) === 'audio_early'),
-  };
-}
+const readerOf = (row: Row): Reader => ({
+  progress: row.novelId === null ? null : (row as unknown as Progress),
+  reading: row.reading as boolean,
+  audio: row.audio as boolean,
+  earlyAccess: row.earlyAccess as boolean,
+});
 
-/** The subscriber's progress in a novel and early access, in parallel (ChapterReleaseService.readerState). */
-async function readerState(partnerId: string, subscriber: string, novel: string): Promise<{ progress: Progress | null; earlyAccess: boolean }> {
-  const [rows, feats] = await Promise.all([query(sql.PROGRESS, [partnerId, 'live', subscriber, novel]), features(partnerId, subscriber)]);
-  return { progress: toProgress(rows[0]), earlyAccess: feats.earlyAccess };
+const subscriberParameters = (partnerId: string, subscriber: string) => [partnerId, 'live', subscriber, ...sql.FEATURE_PARAMETERS];
+
+/** The subscriber's progress in a novel and features: one statement (ChapterReleaseService.readerState). */
+async function readerState(partnerId: string, subscriber: string, novel: string): Promise<Reader> {
+  const [row] = await prepared(sql.READER, [...subscriberParameters(partnerId, subscriber), novel]);
+  return readerOf(row);
 }
 
 const notReleased = (novel: string, n: number, release: { started: boolean; unlocksAt: number | null }) =>
@@ -132,8 +173,7 @@ function integerParameter(value: string | undefined, name: string, fallback: num
 
 app.get('/v1/categories', async (request) => {
   await authorize(request);
-  const rows = await query(sql.CATEGORIES, ['live']);
-  return { data: rows.map((r) => ({ id: r.CategoryEntity_id, name: r.CategoryEntity_name, sort_order: r.CategoryEntity_sort_order })) };
+  return { data: catalog.categories };
 });
 
 app.get('/v1/novels', async (request) => {
@@ -143,27 +183,8 @@ app.get('/v1/novels', async (request) => {
   if (q.category_id !== undefined || q.tag !== undefined || q.has_audio !== undefined) throw invalid('the baseline serves the unfiltered catalog page only');
   const page = integerParameter(q.page, 'page', 1, 1, 1_000_000);
   const pageSize = integerParameter(q.page_size, 'page_size', 20, 1, 100);
-  const rows = await query(sql.NOVEL_PAGE, ['live', pageSize, (page - 1) * pageSize]);
-  return {
-    data: rows
-      .filter((r) => r.id !== null)
-      .map((r) => ({
-        id: r.id,
-        title: r.title,
-        synopsis: r.synopsis,
-        author: r.author,
-        category_id: r.category_id,
-        tags: r.tags,
-        language: r.language,
-        cover_url: r.cover_url,
-        total_chapters: r.total_chapters,
-        has_audio: r.has_audio,
-        updated_at: (r.updated_at as Date).toISOString(),
-      })),
-    page,
-    page_size: pageSize,
-    total: rows[0]?.total ?? 0,
-  };
+  const start = (page - 1) * pageSize;
+  return { data: catalog.novels.slice(start, start + pageSize).map((n) => n.entry), page, page_size: pageSize, total: catalog.novels.length };
 });
 
 app.get('/v1/novels/:id/chapters', async (request) => {
@@ -172,19 +193,16 @@ app.get('/v1/novels/:id/chapters', async (request) => {
   const q = request.query as Record<string, string>;
   onlyParameters(q, ['subscriber_id']);
   const subscriber = q.subscriber_id === undefined ? undefined : subscriberId(q.subscriber_id, 'subscriber_id');
-  const novel = await publishedNovel(id);
-  const [chapters, reader] = await Promise.all([
-    query(sql.CHAPTER_SUMMARIES, ['live', id]),
-    subscriber === undefined ? undefined : readerState(principal.partnerId, subscriber, id),
-  ]);
+  const novel = publishedNovel(id);
+  const reader = subscriber === undefined ? undefined : await readerState(principal.partnerId, subscriber, id);
   const now = Date.now();
   return {
     novel_id: novel.id,
     total_chapters: novel.totalChapters,
-    chapters: chapters.map((c) => {
+    chapters: (catalog.chapters.get(id) ?? []).map((c) => {
       const entry: Record<string, unknown> = { chapter_number: c.number, title: c.title, duration_seconds: c.durationSeconds };
       if (reader) {
-        const release = chapterRelease(reader.progress, c.number as number, reader.earlyAccess, now);
+        const release = chapterRelease(reader.progress, c.number, reader.earlyAccess, now);
         entry.status = !release.started ? 'not_started' : release.released ? 'unlocked' : 'locked';
         if (release.unlocksAt !== null) entry.unlocks_at = new Date(release.unlocksAt).toISOString();
       }
@@ -196,21 +214,19 @@ app.get('/v1/novels/:id/chapters', async (request) => {
 app.get('/v1/subscriber/:id/reading-progress', async (request) => {
   const principal = await authorize(request, 'textapp:progress:read');
   const subscriber = subscriberId((request.params as Row).id);
-  const [rows, feats] = await Promise.all([query(sql.PROGRESS_LIST, [principal.partnerId, 'live', subscriber]), features(principal.partnerId, subscriber)]);
-  const ids = rows.map((r) => r.novelId as string);
-  const novels = new Map((ids.length === 0 ? [] : await query(sql.PUBLISHED_NOVELS, ['live', ids])).map((r) => [r.id as string, toNovel(r)]));
+  const readers = (await prepared(sql.READER_LIST, subscriberParameters(principal.partnerId, subscriber))).map(readerOf);
+  const earlyAccess = readers[0].earlyAccess;
   const now = Date.now();
-  const entries = rows.flatMap((r) => {
-    const novel = novels.get(r.novelId as string);
-    if (!novel) return [];
-    const progress = toProgress(r)!;
+  const entries = readers.flatMap(({ progress }) => {
+    const novel = progress && catalog.novelsById.get(progress.novelId);
+    if (!progress || !novel) return [];
     return [
       {
         novel_id: novel.id,
         title: novel.title,
         started_at: progress.startedAt.toISOString(),
         current_chapter: progress.currentChapter,
-        unlocked_chapters: progress.finishedAt ? novel.totalChapters : releasedChapterCount(progress.startedAt.getTime(), feats.earlyAccess, novel.totalChapters, now),
+        unlocked_chapters: progress.finishedAt ? novel.totalChapters : releasedChapterCount(progress.startedAt.getTime(), earlyAccess, novel.totalChapters, now),
         total_chapters: novel.totalChapters,
         finished_at: progress.finishedAt?.toISOString() ?? null,
         chosen_choice_id: progress.chosenChoiceId,
@@ -220,12 +236,12 @@ app.get('/v1/subscriber/:id/reading-progress', async (request) => {
   return { subscriber_id: subscriber, active_novel_count: entries.filter((e) => e.finished_at === null).length, active_novel_limit: 3, novels: entries };
 });
 
-const positionBody = (subscriber: string, novel: string, chapter: number, seconds: number, updatedAt: Date) => ({
+const positionBody = (subscriber: string, novel: string, row: Row) => ({
   subscriber_id: subscriber,
   novel_id: novel,
-  chapter_id: `${novel}-ch${chapter}`,
-  position_seconds: seconds,
-  updated_at: updatedAt.toISOString(),
+  chapter_id: `${novel}-ch${row.chapter_number}`,
+  position_seconds: row.position_seconds,
+  updated_at: (row.updated_at as Date).toISOString(),
 });
 
 app.get('/v1/subscribers/:id/playback-position', async (request) => {
@@ -235,14 +251,14 @@ app.get('/v1/subscribers/:id/playback-position', async (request) => {
   onlyParameters(q, ['novel_id']);
   if (q.novel_id === undefined) throw invalid('novel_id is required');
   const id = novelId(q.novel_id, 'novel_id');
-  const [, rows] = await Promise.all([publishedNovel(id), query(sql.POSITION, [principal.partnerId, 'live', subscriber, id])]);
-  const position = rows[0];
-  if (!position) throw new Failure(404, 'not_found', `No playback position is stored for subscriber "${subscriber}" in novel "${id}".`);
-  const chapter = position.chapterNumber as number;
-  const reader = await readerState(principal.partnerId, subscriber, id);
+  publishedNovel(id);
+  const [row] = await prepared(sql.POSITION_WITH_READER, [...subscriberParameters(principal.partnerId, subscriber), id]);
+  if (row.chapter_number === null) throw new Failure(404, 'not_found', `No playback position is stored for subscriber "${subscriber}" in novel "${id}".`);
+  const reader = readerOf(row);
+  const chapter = row.chapter_number as number;
   const release = chapterRelease(reader.progress, chapter, reader.earlyAccess, Date.now());
   if (!release.released) throw invalid(notReleased(id, chapter, release));
-  return positionBody(subscriber, id, chapter, position.positionSeconds as number, position.updatedAt as Date);
+  return positionBody(subscriber, id, row);
 });
 
 app.put('/v1/subscribers/:id/playback-position', async (request) => {
@@ -260,31 +276,77 @@ app.put('/v1/subscribers/:id/playback-position', async (request) => {
   const digits = chapterId.startsWith(prefix) ? chapterId.slice(prefix.length) : '';
   if (!/^[1-9]\d{0,8}$/.test(digits)) throw invalid(`chapter_id must name a chapter of novel "${id}" as ${id}-ch1, ${id}-ch2, …`);
   const chapter = Number(digits);
-  const [novel, reader] = await Promise.all([publishedNovel(id), readerState(principal.partnerId, subscriber, id)]);
+  const novel = publishedNovel(id);
   if (chapter > novel.totalChapters) throw invalid(`chapter_id "${chapterId}" names no chapter of novel "${id}": it has ${novel.totalChapters}.`);
-  const release = chapterRelease(reader.progress, chapter, reader.earlyAccess, Date.now());
-  if (!release.released) throw invalid(notReleased(id, chapter, release));
-  const updatedAt = new Date();
-  const client = await pool.connect();
-  try {
-    await client.query('START TRANSACTION');
-    const [stored] = (await client.query(sql.UPSERT_POSITION, [principal.partnerId, 'live', subscriber, id, chapter, seconds, updatedAt])).rows as Row[];
-    await client.query(sql.RECORD_ACTIVITY, [principal.partnerId, 'live', subscriber, id, chapter, 'audio', updatedAt]);
-    await client.query(sql.ADVANCE_CURRENT_CHAPTER, [principal.partnerId, 'live', subscriber, id, chapter]);
-    await client.query('COMMIT');
-    return positionBody(subscriber, id, stored.chapter_number as number, stored.position_seconds as number, stored.updated_at as Date);
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
+  const now = Date.now();
+  const [row] = await prepared(sql.UPSERT_LISTENING_IF_RELEASED, [
+    ...subscriberParameters(principal.partnerId, subscriber),
+    id,
+    chapter,
+    seconds,
+    new Date(now),
+    new Date(releaseCutoff(chapter, false, now)),
+    new Date(releaseCutoff(chapter, true, now)),
+  ]);
+  if (row.chapter_number === null) {
+    const reader = readerOf(row);
+    throw invalid(notReleased(id, chapter, chapterRelease(reader.progress, chapter, reader.earlyAccess, now)));
   }
+  return positionBody(subscriber, id, row);
 });
 
+interface StreamIssued {
+  partnerId: string;
+  clientId: string;
+  subscriberId: string;
+  novelId: string;
+  chapterNumber: number;
+  issuedAt: Date;
+  expiresAt: Date;
+}
+
 /**
- * The stream endpoint as AudioService.streamUrl composes it: the novel with the chapter's
- * audio (one statement), features and progress (in parallel), the contract's order of
- * checks, a signed URL, the audit row.
+ * Group commit of the audit rows (StreamAuditBatcher): a request waits for its row's
+ * INSERT; rows arriving while one is in flight share the next.
+ */
+const audit = (() => {
+  let waiting: { entry: StreamIssued; done: (error?: unknown) => void }[] = [];
+  let writing = false;
+  const flush = async () => {
+    writing = true;
+    while (waiting.length > 0) {
+      const batch = waiting;
+      waiting = [];
+      const entries = batch.map((w) => w.entry);
+      try {
+        await prepared(sql.APPEND_STREAM_ISSUES, [
+          entries.map((e) => e.partnerId),
+          entries.map(() => 'live'),
+          entries.map((e) => e.clientId),
+          entries.map((e) => e.subscriberId),
+          entries.map((e) => e.novelId),
+          entries.map((e) => e.chapterNumber),
+          entries.map((e) => e.issuedAt),
+          entries.map((e) => e.expiresAt),
+        ]);
+        for (const w of batch) w.done();
+      } catch (error) {
+        for (const w of batch) w.done(error);
+      }
+    }
+    writing = false;
+  };
+  return (entry: StreamIssued) =>
+    new Promise<void>((resolve, reject) => {
+      waiting.push({ entry, done: (error) => (error ? reject(error) : resolve()) });
+      if (!writing) void flush();
+    });
+})();
+
+/**
+ * The stream endpoint as AudioService.streamUrl composes it: the chapter's audio from
+ * memory, the reader in one statement, the contract's order of checks, a signed URL, the
+ * audit row by group commit.
  */
 app.get('/v1/novels/:id/chapters/:n/stream', async (request) => {
   const principal = await authorize(request, 'audioapp:audio:read');
@@ -294,27 +356,23 @@ app.get('/v1/novels/:id/chapters/:n/stream', async (request) => {
   const q = request.query as Record<string, string>;
   onlyParameters(q, ['subscriber_id']);
   const subscriber = subscriberId(q.subscriber_id, 'subscriber_id');
-  const [narrationRows, feats, progressRows] = await Promise.all([
-    query(sql.PUBLISHED_NARRATION, ['live', id, n]),
-    features(principal.partnerId, subscriber),
-    query(sql.PROGRESS, [principal.partnerId, 'live', subscriber, id]),
-  ]);
-  const chapter = narrationRows[0];
-  if (!chapter) throw new Failure(404, 'invalid_request', `Novel "${id}" does not exist or was removed from the catalog.`);
-  if (chapter.number === null) throw new Failure(404, 'not_found', `Novel "${id}" has no chapter ${n}.`);
-  if (!feats.audio) throw new Failure(403, 'plan_without_audio', `Subscriber "${subscriber}" has no plan that includes audio.`);
-  const release = chapterRelease(toProgress(progressRows[0]), n, feats.earlyAccess, Date.now());
+  publishedNovel(id);
+  const chapter = catalog.chapters.get(id)?.[n - 1];
+  const reader = await readerState(principal.partnerId, subscriber, id);
+  if (!chapter) throw new Failure(404, 'not_found', `Novel "${id}" has no chapter ${n}.`);
+  if (!reader.audio) throw new Failure(403, 'plan_without_audio', `Subscriber "${subscriber}" has no plan that includes audio.`);
+  const release = chapterRelease(reader.progress, n, reader.earlyAccess, Date.now());
   if (!release.released) throw new Failure(403, 'chapter_locked', notReleased(id, n, release));
-  if (chapter.audio_status !== 'ready' || !chapter.audio_key) throw new Failure(404, 'audio_not_ready', `The audio of chapter ${n} is not ready.`);
-  const key = chapter.audio_key as string;
+  if (chapter.audioStatus !== 'ready' || !chapter.audioKey) throw new Failure(404, 'audio_not_ready', `The audio of chapter ${n} is not ready.`);
+  const key = chapter.audioKey;
   const issuedAt = Math.floor(Date.now() / 1000);
   const expires = issuedAt + STREAM_URL_TTL_SECONDS;
-  await query(sql.RECORD_STREAM_ISSUED, [principal.partnerId, 'live', principal.clientId, subscriber, id, n, new Date(issuedAt * 1000), new Date(expires * 1000)]);
+  await audit({ partnerId: principal.partnerId, clientId: principal.clientId, subscriberId: subscriber, novelId: id, chapterNumber: n, issuedAt: new Date(issuedAt * 1000), expiresAt: new Date(expires * 1000) });
   return {
     stream_url: `${publicBaseUrl}/media/${key}?expires=${expires}&signature=${signMediaUrl(key, expires)}`,
     expires_in: STREAM_URL_TTL_SECONDS,
     format: 'mp3',
-    duration_seconds: chapter.audio_duration_seconds,
+    duration_seconds: chapter.audioDurationSeconds,
   };
 });
 
@@ -324,40 +382,37 @@ app.register(async (scope) => {
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     const form = request.body as URLSearchParams | undefined;
     if (form?.get('grant_type') !== 'client_credentials') throw invalid('grant_type must be client_credentials.');
-    const issued = await tokens.issue(request.headers.authorization);
+    const issued = await tokens.issue(request.headers.authorization, request.ip);
+    if (issued === 'rate_limited') throw new Failure(429, 'rate_limited', 'Too many failed authentications for this client from this address.');
     if (!issued) throw new Failure(401, 'invalid_client', 'Client authentication failed.');
     return issued;
   });
 });
 
-// The engagement report exists once the analytics rollups are merged (branch kids).
-const hasRollups = (await query(`SELECT to_regclass('reading_reader_days') IS NOT NULL AS present`, []))[0].present === true;
-if (hasRollups) {
-  app.get('/v1/analytics/engagement', async (request) => {
-    const principal = await authorize(request, 'textapp:analytics:read');
-    const q = request.query as Record<string, string>;
-    onlyParameters(q, ['period_start', 'period_end']);
-    if (!DATE.test(q.period_start ?? '') || !DATE.test(q.period_end ?? '')) throw invalid('period_start and period_end must be dates YYYY-MM-DD.');
-    const from = new Date(`${q.period_start}T00:00:00Z`);
-    const until = new Date(new Date(`${q.period_end}T00:00:00Z`).getTime() + 86_400_000);
-    const [[reading], [novels], endings] = await Promise.all([
-      query(sql.ENGAGEMENT_READING_TOTALS, [principal.partnerId, 'live', q.period_start, q.period_end]),
-      query(sql.ENGAGEMENT_STARTED_NOVELS, [principal.partnerId, 'live', from, until]),
-      query(sql.ENGAGEMENT_ENDING_COUNTS, [principal.partnerId, 'live', from, until]),
-    ]);
-    const ratio = (part: number, whole: number, digits: number) => (whole === 0 ? 0 : Math.round((part / whole) * 10 ** digits) / 10 ** digits);
-    return {
-      period_start: q.period_start,
-      period_end: q.period_end,
-      active_readers: reading.active_readers,
-      avg_chapters_read_per_active_reader: ratio(reading.chapters_read as number, reading.active_readers as number, 2),
-      completion_rate: ratio(novels.finished as number, novels.started as number, 4),
-      ending_distribution: endings.filter((e) => (e.count as number) >= 20),
-      minimum_cohort_size: 20,
-      generated_at: new Date().toISOString(),
-    };
-  });
-}
+app.get('/v1/analytics/engagement', async (request) => {
+  const principal = await authorize(request, 'textapp:analytics:read');
+  const q = request.query as Record<string, string>;
+  onlyParameters(q, ['period_start', 'period_end']);
+  if (!DATE.test(q.period_start ?? '') || !DATE.test(q.period_end ?? '')) throw invalid('period_start and period_end must be dates YYYY-MM-DD.');
+  const from = new Date(`${q.period_start}T00:00:00Z`);
+  const until = new Date(new Date(`${q.period_end}T00:00:00Z`).getTime() + 86_400_000);
+  const [[reading], [novels], endings] = await Promise.all([
+    query(sql.ENGAGEMENT_READING_TOTALS, [principal.partnerId, 'live', q.period_start, q.period_end]),
+    query(sql.ENGAGEMENT_STARTED_NOVELS, [principal.partnerId, 'live', from, until]),
+    query(sql.ENGAGEMENT_ENDING_COUNTS, [principal.partnerId, 'live', from, until]),
+  ]);
+  const ratio = (part: number, whole: number, digits: number) => (whole === 0 ? 0 : Math.round((part / whole) * 10 ** digits) / 10 ** digits);
+  return {
+    period_start: q.period_start,
+    period_end: q.period_end,
+    active_readers: reading.active_readers,
+    avg_chapters_read_per_active_reader: ratio(reading.chapters_read as number, reading.active_readers as number, 2),
+    completion_rate: ratio(novels.finished as number, novels.started as number, 4),
+    ending_distribution: endings.filter((e) => (e.count as number) >= 20).map((e) => ({ novel_id: e.novelId, choice_id: e.choiceId, label: e.label, count: e.count })),
+    minimum_cohort_size: 20,
+    generated_at: new Date().toISOString(),
+  };
+});
 
 await app.listen({ port: Number(env('PORT')), host: process.env.HOST ?? '127.0.0.1' });
 

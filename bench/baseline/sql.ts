@@ -1,92 +1,98 @@
 /**
  * The statements the service runs on the hot paths, copied verbatim so that PostgreSQL
- * does the same work for both servers. Each names the
- * repository method it mirrors. When a repository changes, change its copy here: the
- * bench's SQL check (pg_stat_statements, see bench/sql-check.ts) lists any statement
- * that only one of the two servers runs.
+ * does the same work for both servers. Each names the repository method it mirrors. When a
+ * repository changes, change its copy here: the bench's SQL check (pg_stat_statements, see
+ * bench/sql-check.ts) lists any statement that only one of the two servers runs. Reference
+ * data (categories, novels, chapters) is served from memory by both servers (ADR 0105):
+ * the baseline loads it once at start with CATALOG_*.
  */
 
-const NOVEL_SELECT = `id, title, synopsis, author, category_id, tags, language, cover_url, total_chapters, has_audio, updated_at`;
-const NOVEL_SELECT_AS_N = NOVEL_SELECT.split(', ').map((column) => `n.${column}`).join(', ');
-const NARRATION_SELECT_AS_C = ['number', 'audio_status', 'audio_key', 'audio_bytes', 'audio_duration_seconds', 'audio_bitrate_kbps'].map((column) => `c.${column}`).join(', ');
+/** Feature lists of src/modules/entitlements/domain/plans.ts (FEATURE_GRANTS). */
+export const FEATURE_PARAMETERS = [['textapp', 'audioapp'], ['audio_standard', 'audio_early'], ['text_early', 'audio_early']];
 
-/** TypeOrmCatalogRepository.categories: the ORM's find, as it sends it (the same text, so pg_stat_statements sees the same statement). */
-export const CATEGORIES = `SELECT "CategoryEntity"."environment" AS "CategoryEntity_environment", "CategoryEntity"."id" AS "CategoryEntity_id", "CategoryEntity"."name" AS "CategoryEntity_name", "CategoryEntity"."sort_order" AS "CategoryEntity_sort_order" FROM "categories" "CategoryEntity" WHERE (("CategoryEntity"."environment" = $1)) ORDER BY "CategoryEntity"."sort_order" ASC, "CategoryEntity"."id" ASC`;
+/** SUBSCRIBER_FEATURES_SQL (entitlements). */
+const SUBSCRIBER_FEATURES = `SELECT coalesce(bool_or(product = ANY ($4)), false) AS reading,
+         coalesce(bool_or(internal_plan = ANY ($5)), false) AS audio,
+         coalesce(bool_or(internal_plan = ANY ($6)), false) AS "earlyAccess"
+    FROM entitlements
+   WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND status = 'active'`;
 
-/** TypeOrmCatalogRepository.findNovels, unfiltered: the page and the total in one statement. */
-export const NOVEL_PAGE = `SELECT t.total, p.*
-         FROM (SELECT count(*)::int AS total FROM novels WHERE environment = $1 AND status = 'published') AS t
-         LEFT JOIN LATERAL (
-           SELECT ${NOVEL_SELECT} FROM novels
-            WHERE environment = $1 AND status = 'published'
-            ORDER BY title, id LIMIT $2 OFFSET $3) AS p ON true
-        ORDER BY p.title, p.id`;
+/** PROGRESS_WITH_FEATURES_SQL (reading). */
+const PROGRESS_WITH_FEATURES = `SELECT p.novel_id AS "novelId", p.started_at AS "startedAt", p.current_chapter AS "currentChapter",
+         p.finished_at AS "finishedAt", p.chosen_choice_id AS "chosenChoiceId", f.reading, f.audio, f."earlyAccess"
+    FROM (${SUBSCRIBER_FEATURES}) AS f
+    LEFT JOIN novel_progress p ON p.partner_id = $1 AND p.environment = $2 AND p.subscriber_id = $3`;
 
-/** TypeOrmCatalogRepository.publishedNovel. */
-export const PUBLISHED_NOVEL = `SELECT ${NOVEL_SELECT} FROM novels WHERE environment = $1 AND id = $2 AND status = 'published'`;
+/** TypeOrmReadingProgressRepository.findWithFeatures. */
+export const READER = { name: 'reading.progress-with-features', text: `${PROGRESS_WITH_FEATURES} AND p.novel_id = $7` };
 
-/** TypeOrmCatalogRepository.publishedNovels. */
-export const PUBLISHED_NOVELS = `SELECT ${NOVEL_SELECT} FROM novels WHERE environment = $1 AND id = ANY ($2::text[]) AND status = 'published'`;
+/** TypeOrmReadingProgressRepository.listWithFeatures. */
+export const READER_LIST = { name: 'reading.progress-list-with-features', text: `${PROGRESS_WITH_FEATURES} ORDER BY p.started_at DESC, p.novel_id` };
 
-/** TypeOrmCatalogRepository.publishedNarration: the novel and one chapter's audio, never its text. */
-export const PUBLISHED_NARRATION = `SELECT ${NOVEL_SELECT_AS_N}, ${NARRATION_SELECT_AS_C}
-         FROM novels n
-         LEFT JOIN chapters c ON c.environment = n.environment AND c.novel_id = n.id AND c.number = $3
-        WHERE n.environment = $1 AND n.id = $2 AND n.status = 'published'`;
+/** TypeOrmPlaybackPositionRepository.findWithReader. */
+export const POSITION_WITH_READER = {
+  name: 'playback.position-with-reader',
+  text: `SELECT pp.chapter_number, pp.position_seconds, pp.updated_at, r.*
+    FROM (${PROGRESS_WITH_FEATURES} AND p.novel_id = $7) AS r
+    LEFT JOIN playback_positions pp ON pp.partner_id = $1 AND pp.environment = $2 AND pp.subscriber_id = $3 AND pp.novel_id = $7`,
+};
 
-/** TypeOrmCatalogRepository.chapters. */
-export const CHAPTER_SUMMARIES = `SELECT number, title, duration_seconds AS "durationSeconds" FROM chapters WHERE environment = $1 AND novel_id = $2 ORDER BY number`;
+/** TypeOrmPlaybackPositionRepository.upsertListeningIfReleased. */
+export const UPSERT_LISTENING_IF_RELEASED = {
+  name: 'playback.upsert-listening-if-released',
+  text: `WITH reader AS (${PROGRESS_WITH_FEATURES} AND p.novel_id = $7
+  ), released AS (
+    SELECT FROM reader
+     WHERE "finishedAt" IS NOT NULL OR "startedAt" < CASE WHEN "earlyAccess" THEN $12::timestamptz ELSE $11::timestamptz END
+  ), stored AS (
+    INSERT INTO playback_positions (partner_id, environment, subscriber_id, novel_id, chapter_number, position_seconds, updated_at)
+    SELECT $1::uuid, $2::text, $3::text, $7::text, $8::integer, $9::integer, $10::timestamptz FROM released
+    ON CONFLICT (partner_id, environment, subscriber_id, novel_id) DO UPDATE
+      SET chapter_number = EXCLUDED.chapter_number, position_seconds = EXCLUDED.position_seconds, updated_at = EXCLUDED.updated_at
+    RETURNING chapter_number, position_seconds, updated_at
+  ), listened AS (
+    INSERT INTO reading_activity (partner_id, environment, subscriber_id, novel_id, chapter_number, kind, occurred_at)
+    SELECT $1::uuid, $2::text, $3::text, $7::text, $8::integer, 'audio', $10::timestamptz FROM released
+  ), advanced AS (
+    UPDATE novel_progress SET current_chapter = $8
+     WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND novel_id = $7 AND current_chapter < $8
+       AND EXISTS (SELECT FROM released)
+  )
+  SELECT s.chapter_number, s.position_seconds, s.updated_at, r.* FROM reader r LEFT JOIN stored s ON true`,
+};
 
-/** TypeOrmCatalogRepository.chapter (the text included). */
-export const CHAPTER = `SELECT novel_id, number, title, duration_seconds, body, audio_status, audio_key, audio_bytes, audio_duration_seconds, audio_bitrate_kbps
-         FROM chapters WHERE environment = $1 AND novel_id = $2 AND number = $3`;
-
-/** TypeOrmEntitlementRepository.listForSubscriber (features). */
-export const ENTITLEMENTS = `SELECT product, status, partner_plan AS "partnerPlan", internal_plan AS "internalPlan", updated_at AS "updatedAt"
-         FROM entitlements WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 ORDER BY product`;
-
-const PROGRESS_SELECT = `novel_id AS "novelId", started_at AS "startedAt", current_chapter AS "currentChapter", finished_at AS "finishedAt", chosen_choice_id AS "chosenChoiceId"`;
-
-/** TypeOrmReadingProgressRepository.find. */
-export const PROGRESS = `SELECT ${PROGRESS_SELECT} FROM novel_progress WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND novel_id = $4`;
-
-/** TypeOrmReadingProgressRepository.listForSubscriber. */
-export const PROGRESS_LIST = `SELECT ${PROGRESS_SELECT} FROM novel_progress WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 ORDER BY started_at DESC, novel_id`;
-
-/** TypeOrmReadingProgressRepository.advanceCurrentChapter. */
-export const ADVANCE_CURRENT_CHAPTER = `UPDATE novel_progress SET current_chapter = $5
-        WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND novel_id = $4 AND current_chapter < $5`;
-
-/** TypeOrmPlaybackPositionRepository.find. */
-export const POSITION = `SELECT novel_id AS "novelId", chapter_number AS "chapterNumber", position_seconds AS "positionSeconds", updated_at AS "updatedAt"
-         FROM playback_positions WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND novel_id = $4`;
-
-/** TypeOrmPlaybackPositionRepository.upsert. */
-export const UPSERT_POSITION = `INSERT INTO playback_positions (partner_id, environment, subscriber_id, novel_id, chapter_number, position_seconds, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (partner_id, environment, subscriber_id, novel_id) DO UPDATE
-         SET chapter_number = EXCLUDED.chapter_number, position_seconds = EXCLUDED.position_seconds, updated_at = EXCLUDED.updated_at
-       RETURNING chapter_number, position_seconds, updated_at`;
-
-/** PgActivityRepository.record. */
-export const RECORD_ACTIVITY = `INSERT INTO reading_activity (partner_id, environment, subscriber_id, novel_id, chapter_number, kind, occurred_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`;
-
-/** PgStreamAuditRepository.append. */
-export const RECORD_STREAM_ISSUED = `INSERT INTO stream_url_issues (partner_id, environment, client_id, subscriber_id, novel_id, chapter_number, issued_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`;
+/** PgStreamAuditRepository.appendAll (a batch of the audit rows of concurrent requests). */
+export const APPEND_STREAM_ISSUES = {
+  name: 'media.append-stream-issues',
+  text: `INSERT INTO stream_url_issues (partner_id, environment, client_id, subscriber_id, novel_id, chapter_number, issued_at, expires_at)
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::timestamptz[], $8::timestamptz[])`,
+};
 
 /** TypeOrmCredentialRepository.findByClientId (token endpoint, and the revocation check every CREDENTIAL_CACHE_SECONDS). */
-export const CREDENTIAL = `SELECT client_id AS "clientId", partner_id AS "partnerId", secret_hash AS "secretHash", scopes, environment, revoked_at AS "revokedAt"
-         FROM credentials WHERE client_id = $1`;
+export const CREDENTIAL = {
+  name: 'identity.credential-by-client-id',
+  text: `SELECT client_id AS "clientId", partner_id AS "partnerId", secret_hash AS "secretHash", scopes, environment, revoked_at AS "revokedAt"
+         FROM credentials WHERE client_id = $1`,
+};
+
+/** PostgresRateLimitStore.level: the token endpoint's failure budget, read before the secret is checked. */
+export const RATE_LIMIT_LEVEL = {
+  name: 'rate-limit.level',
+  text: `SELECT LEAST($2::float8, tokens + EXTRACT(EPOCH FROM clock_timestamp() - refreshed_at) * $3::float8) AS level
+       FROM rate_limit_buckets WHERE key = $1`,
+};
 
 /** TypeOrmSigningKeyRepository.list. */
 export const SIGNING_KEYS = `SELECT kid, public_jwk, sealed_private_key, signs_from FROM signing_keys WHERE issuer = $1`;
 
-/**
- * The engagement report (branch kids, PgEngagementRepository, rollups of migration
- * 1763900400000): served only when those tables exist.
- */
+/** loadCatalogSnapshot (catalog-snapshot.ts), run once at start. */
+export const CATALOG_CATEGORIES = `SELECT id, name, sort_order AS "sortOrder" FROM categories WHERE environment = $1 ORDER BY sort_order, id`;
+export const CATALOG_NOVELS = `SELECT id, title, synopsis, author, category_id, tags, language, cover_url, total_chapters, has_audio, updated_at
+         FROM novels WHERE environment = $1 AND status = 'published' ORDER BY title, id`;
+export const CATALOG_CHAPTERS = `SELECT novel_id, number, title, duration_seconds, audio_status, audio_key, audio_duration_seconds
+         FROM chapters WHERE environment = $1 AND novel_id IN (SELECT id FROM novels WHERE environment = $1 AND status = 'published') ORDER BY novel_id, number`;
+
+/** PgEngagementRepository: the engagement report's three statements. */
 export const ENGAGEMENT_READING_TOTALS = `SELECT
          (SELECT count(*) FROM reading_reader_days
           WHERE partner_id = $1 AND environment = $2 AND day BETWEEN $3::date AND $4::date AND previous_day < $3::date)::int AS active_readers,
@@ -95,7 +101,7 @@ export const ENGAGEMENT_READING_TOTALS = `SELECT
 export const ENGAGEMENT_STARTED_NOVELS = `SELECT count(*)::int AS started, count(finished_at)::int AS finished
        FROM novel_progress
        WHERE partner_id = $1 AND environment = $2 AND started_at >= $3 AND started_at < $4`;
-export const ENGAGEMENT_ENDING_COUNTS = `SELECT c.novel_id, c.choice_id, coalesce(e.label, c.choice_id) AS label, c.count
+export const ENGAGEMENT_ENDING_COUNTS = `SELECT c.novel_id AS "novelId", c.choice_id AS "choiceId", coalesce(e.label, c.choice_id) AS label, c.count
        FROM (SELECT novel_id, chosen_choice_id AS choice_id, count(*)::int AS count
                FROM novel_progress
               WHERE partner_id = $1 AND environment = $2 AND finished_at >= $3 AND finished_at < $4

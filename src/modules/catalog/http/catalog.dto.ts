@@ -77,6 +77,22 @@ export class NovelPageDto {
 
 export const categoryDto = (category: Category): CategoryDto => ({ id: category.id, name: category.name, sort_order: category.sortOrder });
 
+const entryJson = new WeakMap<Novel, string>();
+
+/**
+ * catalogEntryDto as JSON, built once per novel object: the catalog snapshot keeps its
+ * objects until the catalog changes and then replaces them all (ADR 0105), so the text
+ * cached here can never be older than the novel it came from.
+ */
+export function catalogEntryJson(novel: Novel): string {
+  let json = entryJson.get(novel);
+  if (json === undefined) {
+    json = JSON.stringify(catalogEntryDto(novel));
+    entryJson.set(novel, json);
+  }
+  return json;
+}
+
 export const catalogEntryDto = (novel: Novel): CatalogEntryDto => ({
   id: novel.id,
   title: novel.title,

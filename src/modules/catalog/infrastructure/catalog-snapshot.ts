@@ -38,7 +38,8 @@ export class CatalogSnapshot {
   }
 
   findNovels(query: NovelQuery): NovelPage {
-    const matching = this.novels.filter(
+    const unfiltered = query.categoryId === undefined && query.tag === undefined && query.hasAudio === undefined;
+    const matching = unfiltered ? this.novels : this.novels.filter(
       (n) =>
         (query.categoryId === undefined || n.categoryId === query.categoryId) &&
         (query.tag === undefined || n.tags.includes(query.tag)) &&

@@ -24,7 +24,8 @@ export class TypeOrmCredentialRepository extends CredentialRepository {
 
   async findByClientId(clientId: string): Promise<CredentialRecord | null> {
     // Plain SQL: the token endpoint reads it on every request, and the query builder cost more than the lookup.
-    const [row] = await this.db.query<CredentialRecord>(
+    const [row] = await this.db.prepared<CredentialRecord>(
+      'identity.credential-by-client-id',
       `SELECT client_id AS "clientId", partner_id AS "partnerId", secret_hash AS "secretHash", scopes, environment, revoked_at AS "revokedAt"
          FROM credentials WHERE client_id = $1`,
       [clientId],

@@ -10,7 +10,8 @@ export class PgStreamAuditRepository extends StreamAuditRepository {
 
   async appendAll(entries: readonly StreamIssued[]): Promise<void> {
     // One statement for a whole batch: the columns travel as arrays.
-    await this.db.query(
+    await this.db.prepared(
+      'media.append-stream-issues',
       `INSERT INTO stream_url_issues (partner_id, environment, client_id, subscriber_id, novel_id, chapter_number, issued_at, expires_at)
        SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::timestamptz[], $8::timestamptz[])`,
       [

@@ -16,7 +16,8 @@ export class PostgresRateLimitStore extends RateLimitStore {
   async take(key: string, wanted: number, policy: BucketPolicy): Promise<Grant> {
     // refill = the bucket refilled to now; the take is min(wanted, whole tokens in refill).
     const refill = `LEAST($2::float8, b.tokens + EXTRACT(EPOCH FROM clock_timestamp() - b.refreshed_at) * $3::float8)`;
-    const [grant] = await this.db.query<Grant>(
+    const [grant] = await this.db.prepared<Grant>(
+      'rate-limit.take',
       `INSERT INTO rate_limit_buckets AS b (key, tokens, refreshed_at, last_granted)
        VALUES ($1, $2::float8 - LEAST($4::int, floor($2::float8)), clock_timestamp(), LEAST($4::int, floor($2::float8)))
        ON CONFLICT (key) DO UPDATE
@@ -30,7 +31,8 @@ export class PostgresRateLimitStore extends RateLimitStore {
   }
 
   async level(key: string, policy: BucketPolicy): Promise<number> {
-    const [row] = await this.db.query<{ level: number }>(
+    const [row] = await this.db.prepared<{ level: number }>(
+      'rate-limit.level',
       `SELECT LEAST($2::float8, tokens + EXTRACT(EPOCH FROM clock_timestamp() - refreshed_at) * $3::float8) AS level
        FROM rate_limit_buckets WHERE key = $1`,
       [key, policy.burst, policy.ratePerSecond],
