@@ -3,14 +3,18 @@ import { postgresCpuMs } from './servers.js';
 
 /** What PostgreSQL had done at one moment: CPU time and statements run in the bench's database. */
 export interface DatabaseReading {
+  /** When the reading was taken (performance.now(), ms). */
+  at: number;
   cpuMs: number | null;
   statements: number | null;
   /** Of those, BEGIN, COMMIT, ROLLBACK and savepoints: round trips that carry no query. */
   transactionControl: number | null;
 }
 
-/** What PostgreSQL did between two readings. */
-export type DatabaseUse = DatabaseReading;
+/** What PostgreSQL did between two readings (or per second, for the idle rate). */
+export type DatabaseUse = Omit<DatabaseReading, 'at'>;
+
+const NOTHING: DatabaseUse = { cpuMs: 0, statements: 0, transactionControl: 0 };
 
 // The reading's own statement names pg_stat_statements and so leaves itself out.
 const STATEMENT_COUNTS = `SELECT coalesce(sum(calls), 0)::bigint AS statements,
@@ -23,10 +27,14 @@ const STATEMENT_COUNTS = `SELECT coalesce(sum(calls), 0)::bigint AS statements,
  * Reads PostgreSQL's CPU (from /proc, when the bench started the server) and the number of
  * statements it ran (pg_stat_statements, when available) before and after a measured run, so
  * both can be given per request. Only one server is under load at a time, so what the database
- * did in the window is that server's work, plus PostgreSQL's own background work (checkpoints,
- * autovacuum) and the statements of the servers' background jobs, both small next to the load.
+ * did in the window is that server's work plus what it does with no request at all (the
+ * servers' background jobs: webhook polling, the event feed, the scheduled jobs; autovacuum).
+ * That idle rate is measured once (calibrateIdle) and taken out of every window, so the
+ * figures per request are the requests' own.
  */
 export class DatabaseMeter {
+  private idlePerSecond: DatabaseUse = NOTHING;
+
   private constructor(
     private readonly client: pg.Client | null,
     private readonly postmasterPid: number | undefined,
@@ -40,10 +48,31 @@ export class DatabaseMeter {
   }
 
   async read(): Promise<DatabaseReading> {
+    const at = performance.now();
     const cpuMs = this.postmasterPid ? postgresCpuMs(this.postmasterPid) : null;
-    if (!this.client) return { cpuMs, statements: null, transactionControl: null };
+    if (!this.client) return { at, cpuMs, statements: null, transactionControl: null };
     const { rows } = await this.client.query<{ statements: string; control: string }>(STATEMENT_COUNTS);
-    return { cpuMs, statements: Number(rows[0].statements), transactionControl: Number(rows[0].control) };
+    return { at, cpuMs, statements: Number(rows[0].statements), transactionControl: Number(rows[0].control) };
+  }
+
+  /** Measures what the database does per second while no load runs; returns it. */
+  async calibrateIdle(seconds: number): Promise<DatabaseUse> {
+    const start = await this.read();
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+    const end = await this.read();
+    const elapsedSeconds = (end.at - start.at) / 1000;
+    const perSecond = (figure: number | null) => (figure === null ? 0 : figure / elapsedSeconds);
+    const idle = difference(start, end);
+    this.idlePerSecond = { cpuMs: perSecond(idle.cpuMs), statements: perSecond(idle.statements), transactionControl: perSecond(idle.transactionControl) };
+    return this.idlePerSecond;
+  }
+
+  /** What the database did between two readings, less its idle rate over that time (never below zero). */
+  between(start: DatabaseReading, end: DatabaseReading): DatabaseUse {
+    const seconds = (end.at - start.at) / 1000;
+    const used = difference(start, end);
+    const less = (figure: keyof DatabaseUse) => (used[figure] === null ? null : Math.max(0, used[figure]! - this.idlePerSecond[figure]! * seconds));
+    return { cpuMs: less('cpuMs'), statements: less('statements'), transactionControl: less('transactionControl') };
   }
 
   async close(): Promise<void> {
@@ -56,7 +85,7 @@ export class DatabaseMeter {
  * that exited but was not yet reaped is counted at the start and nowhere at the end; the SQL
  * check resets pg_stat_statements, though never during a measured run).
  */
-export function useBetween(start: DatabaseReading, end: DatabaseReading): DatabaseUse {
+function difference(start: DatabaseReading, end: DatabaseReading): DatabaseUse {
   const diff = (a: number | null, b: number | null) => (a !== null && b !== null && b >= a ? b - a : null);
   return { cpuMs: diff(start.cpuMs, end.cpuMs), statements: diff(start.statements, end.statements), transactionControl: diff(start.transactionControl, end.transactionControl) };
 }

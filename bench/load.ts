@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
 import type { BenchOptions } from './options.js';
-import { useBetween, type DatabaseMeter, type DatabaseUse } from './database-meter.js';
+import type { DatabaseMeter, DatabaseUse } from './database-meter.js';
 import type { BenchRequest, Rotation, Scenario } from './scenarios.js';
 import { ProcessSampler, type ProcessUse, type RunningServer } from './servers.js';
 
@@ -231,7 +231,7 @@ async function run(target: RunningServer, scenario: Scenario, rotation: Rotation
     errors: result.errors + result.timeouts,
     statusCodes,
     rss,
-    database: databaseAtStart && databaseAtEnd ? useBetween(databaseAtStart, databaseAtEnd) : { cpuMs: null, statements: null, transactionControl: null },
+    database: meter && databaseAtStart && databaseAtEnd ? meter.between(databaseAtStart, databaseAtEnd) : { cpuMs: null, statements: null, transactionControl: null },
     loadCpuMs: (loadUse.user + loadUse.system) / 1000,
   };
 }

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, loadavg } from 'node:os';
 import { join } from 'node:path';
+import type { DatabaseUse } from './database-meter.js';
 import type { ExplainedStatement } from './explain.js';
 import type { ProbeResult } from './limits.js';
 import type { EndpointResult, ServerFigures } from './load.js';
@@ -17,6 +18,8 @@ export interface ReportInput {
   startedAt: Date;
   options: BenchOptions;
   database: string;
+  /** What the database did per second with no load, taken out of every window's figures. */
+  databaseIdle: DatabaseUse;
   data: SeededData;
   results: EndpointResult[];
   probes: ProbeResult[];
@@ -53,6 +56,7 @@ export function writeReport(input: ReportInput): { json: string; svg: string } {
     command: commandOf(input.options),
     machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30), load_average_at_end: loadavg().map((n) => Math.round(n * 100) / 100), node: process.version },
     database: input.database,
+    database_idle_per_second: input.databaseIdle,
     settings: {
       connections: input.options.connections,
       duration_seconds_per_round: input.options.durationSeconds,

@@ -24,6 +24,8 @@ import { measureUnlockJob } from './unlock-job.js';
 const ROOT = resolve(import.meta.dirname, '../..');
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const SERVER_SECRET = 'bench-server-secret-bench-server-secret-0123';
+/** Seconds of no load over which the database's background rate is measured (the unlock job runs every 30 s, webhook polling every second). */
+const IDLE_CALIBRATION_SECONDS = 10;
 
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
@@ -92,6 +94,11 @@ async function main(): Promise<number> {
     }
 
     meter = await DatabaseMeter.open(database.url, database.statementStats, database.postmasterPid);
+    const databaseIdle = await meter.calibrateIdle(IDLE_CALIBRATION_SECONDS);
+    log(
+      `bench: database with no load: ${databaseIdle.statements?.toFixed(1)} statements/s, ${databaseIdle.cpuMs?.toFixed(1)} ms of PostgreSQL CPU/s ` +
+        `(the servers' background jobs; taken out of every measured window)`,
+    );
     const probeRotation: Rotation = { tokens: [], credentials: data.credentials, readers: data.readers, novelIds: data.novelIds, period: data.period };
     await probes.measure(options, probeRotation, meter);
     const results: EndpointResult[] = [];
@@ -123,7 +130,7 @@ async function main(): Promise<number> {
     log(`bench: chapter.unlocked job over ${unlockJob.readers} readers with ${unlockJob.due} due: ${unlockJob.runMs} ms, ${unlockJob.announced} announced`);
     const profile = options.profile ? { service: summariseProfiles(profileDir, service.pid), baseline: summariseProfiles(profileDir, baseline.pid) } : undefined;
     if (profile) log(`bench: CPU profiles in ${profileDir}; summarise one with: node dist/bench/profile.js FILE.cpuprofile [TOP] [SKIP_MS]`);
-    const written = writeReport({ root: ROOT, startedAt, options, database: database.description, data, results, probes: probeResults, sql, plans, tokenCache, unlockJob, profile });
+    const written = writeReport({ root: ROOT, startedAt, options, database: database.description, databaseIdle, data, results, probes: probeResults, sql, plans, tokenCache, unlockJob, profile });
     log(`bench: results written to ${written.json} and ${written.svg}`);
     const bounded = results.filter((r) => r.limit);
     const lowestFraction = bounded.length ? bounded.reduce((a, b) => (b.limit!.fraction < a.limit!.fraction ? b : a)) : undefined;

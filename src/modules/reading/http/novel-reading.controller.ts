@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Controller, Get, Header, Param, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ErrorBodyDto } from '../../../shared/http/error-body.dto.js';
 import { Extension } from '../../../shared/http/extension.decorator.js';
@@ -7,7 +7,7 @@ import { readingPaths } from '../../../shared/http/surfaces.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentTenant, RequireScopes } from '../../identity/index.js';
 import { ChapterReadingService } from '../application/chapter-reading.service.js';
-import { ChapterContentDto, chapterContentDto, ChapterListingDto, chapterListingDto, OptionalSubscriberQueryDto, SubscriberQueryDto } from './reading.dto.js';
+import { ChapterContentDto, chapterContentDto, ChapterListingDto, chapterListingJson, OptionalSubscriberQueryDto, SubscriberQueryDto } from './reading.dto.js';
 
 const novelId = () => Param('id', novelIdPipe());
 const NOVEL_NOT_FOUND = { type: ErrorBodyDto, description: 'invalid_request: novel does not exist or was removed' };
@@ -26,8 +26,9 @@ export class NovelReadingController {
   @ApiOkResponse({ type: ChapterListingDto })
   @ApiBadRequestResponse({ type: ErrorBodyDto })
   @ApiNotFoundResponse(NOVEL_NOT_FOUND)
-  async listing(@CurrentTenant() tenant: Tenant, @novelId() id: string, @Query() query: OptionalSubscriberQueryDto): Promise<ChapterListingDto> {
-    return chapterListingDto(await this.chapters.listing(tenant, id, query.subscriber_id));
+  @Header('content-type', 'application/json; charset=utf-8')
+  async listing(@CurrentTenant() tenant: Tenant, @novelId() id: string, @Query() query: OptionalSubscriberQueryDto): Promise<string> {
+    return chapterListingJson(await this.chapters.listing(tenant, id, query.subscriber_id), query.subscriber_id !== undefined);
   }
 
   @Get('chapters/:chapterNumber/content')

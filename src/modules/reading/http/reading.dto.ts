@@ -103,6 +103,24 @@ export const chapterListingDto = ({ novel, chapters }: ChapterListing): ChapterL
   })),
 });
 
+const anonymousListingJson = new WeakMap<ChapterListing['chapters'], string>();
+
+/**
+ * The chapter list as JSON. Without a subscriber it depends on the catalog only, so it is
+ * made once per novel and catalog snapshot: the catalog hands out the same chapters array
+ * until the catalog changes, then new ones (ADR 0105), so the cached text is never older
+ * than the chapters it came from.
+ */
+export function chapterListingJson(listing: ChapterListing, withSubscriber: boolean): string {
+  if (withSubscriber) return JSON.stringify(chapterListingDto(listing));
+  let json = anonymousListingJson.get(listing.chapters);
+  if (json === undefined) {
+    json = JSON.stringify(chapterListingDto(listing));
+    anonymousListingJson.set(listing.chapters, json);
+  }
+  return json;
+}
+
 export const chapterContentDto = (novelId: string, chapter: Chapter): ChapterContentDto => ({
   novel_id: novelId,
   chapter_number: chapter.number,
