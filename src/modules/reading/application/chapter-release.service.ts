@@ -19,11 +19,6 @@ export interface ReaderState {
 export class ChapterReleaseService {
   constructor(private readonly progress: ReadingProgressRepository) {}
 
-  /** Whether chapter `chapterNumber` of `novelId` is released for the subscriber now. */
-  async chapterRelease(tenant: Tenant, subscriberId: string, novelId: string, chapterNumber: number): Promise<ChapterRelease> {
-    return this.releaseOf(await this.readerState(tenant, subscriberId, novelId), chapterNumber);
-  }
-
   releaseOf(reader: Pick<ReaderState, 'progress' | 'earlyAccess'>, chapterNumber: number, at = new Date()): ChapterRelease {
     return chapterRelease(reader.progress, chapterNumber, reader.earlyAccess, at);
   }
