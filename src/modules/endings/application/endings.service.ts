@@ -28,11 +28,11 @@ export class EndingsService {
   ) {}
 
   async state(tenant: Tenant, novelId: string, subscriberId: string): Promise<EndingsState> {
-    const [novel, { progress, earlyAccess }] = await Promise.all([
+    const [novel, { progress, features }] = await Promise.all([
       this.catalog.publishedNovel(tenant.environment, novelId),
       this.releases.readerState(tenant, subscriberId, novelId),
     ]);
-    const available = progress !== null && lastChapterReleased(progress, novel, earlyAccess);
+    const available = progress !== null && lastChapterReleased(progress, novel, features.earlyAccess);
     return {
       novelId,
       available,

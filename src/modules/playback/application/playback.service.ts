@@ -2,9 +2,9 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DomainError, invalidRequest } from '../../../shared/errors/domain-error.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CatalogService, chapterIdOf, chapterNumberOf } from '../../catalog/index.js';
-import { ChapterReleaseService, notReleasedReason, ReadingLifecycleHooks, releaseCondition, type ChapterRelease } from '../../reading/index.js';
+import { ChapterReleaseService, notReleasedReason, ReadingLifecycleHooks, releaseCondition } from '../../reading/index.js';
 import type { PlaybackPosition } from '../domain/playback-position.js';
-import { PlaybackPositionRepository, type PositionWithReader } from '../domain/playback-position.repository.js';
+import { PlaybackPositionRepository } from '../domain/playback-position.repository.js';
 
 export interface PlaybackWrite {
   novelId: string;
@@ -47,7 +47,7 @@ export class PlaybackService implements OnModuleInit {
     const now = new Date();
     const position = { novelId: novel.id, chapterNumber, positionSeconds: write.positionSeconds, updatedAt: now };
     const written = await this.positions.upsertListeningIfReleased(tenant, subscriberId, position, releaseCondition(chapterNumber, now));
-    if (!written.position) throw invalidRequest(notReleasedReason(novel.id, chapterNumber, this.release(written, chapterNumber, now)));
+    if (!written.position) throw invalidRequest(notReleasedReason(novel.id, chapterNumber, this.releases.releaseOf(written, chapterNumber, now)));
     return written.position;
   }
 
@@ -56,12 +56,8 @@ export class PlaybackService implements OnModuleInit {
     await this.catalog.publishedNovel(tenant.environment, novelId);
     const found = await this.positions.findWithReader(tenant, subscriberId, novelId);
     if (!found.position) throw new DomainError('not_found', `No playback position is stored for subscriber "${subscriberId}" in novel "${novelId}".`);
-    const release = this.release(found, found.position.chapterNumber, new Date());
+    const release = this.releases.releaseOf(found, found.position.chapterNumber);
     if (!release.released) throw invalidRequest(notReleasedReason(novelId, found.position.chapterNumber, release));
     return found.position;
-  }
-
-  private release({ progress, features }: PositionWithReader, chapterNumber: number, at: Date): ChapterRelease {
-    return this.releases.releaseOf({ progress, earlyAccess: features.earlyAccess }, chapterNumber, at);
   }
 }

@@ -1,5 +1,5 @@
 import type { BucketPolicy } from './rate-limit-store.js';
-import { refusalFields, secondsUntilToken } from './ratelimit-fields.js';
+import { refusalFields } from './ratelimit-fields.js';
 
 interface Bucket {
   tokens: number;
@@ -36,11 +36,6 @@ export class ReplicaBuckets {
     this.buckets.delete(key);
     if (this.buckets.size >= this.maxKeys) this.buckets.delete(this.buckets.keys().next().value as string);
     this.buckets.set(key, { tokens, refreshedAt: this.now() });
-  }
-
-  /** Whole seconds until the bucket holds a token again. */
-  secondsUntilToken(key: string): number {
-    return secondsUntilToken(this.policy, this.level(key));
   }
 
   /** What refusing `key` answers with: the RateLimit fields of this policy and Retry-After. */

@@ -32,7 +32,7 @@ export class ChapterReadingService {
     return {
       novel,
       chapters: chapters.map((chapter) => {
-        const release = chapterRelease(reader.progress, chapter.number, reader.earlyAccess, now);
+        const release = chapterRelease(reader.progress, chapter.number, reader.features.earlyAccess, now);
         // Named properties, not { ...chapter, release }: V8 allocated those spread copies
         // straight into the old generation, which then filled with garbage under load (bench profile).
         return { number: chapter.number, title: chapter.title, durationSeconds: chapter.durationSeconds, release: { status: chapterStatus(release), unlocksAt: release.unlocksAt } };

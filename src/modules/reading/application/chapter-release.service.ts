@@ -8,7 +8,6 @@ import { ReadingProgressRepository } from '../domain/reading-progress.repository
 export interface ReaderState {
   progress: NovelProgress | null;
   features: SubscriberFeatures;
-  earlyAccess: boolean;
 }
 
 /**
@@ -19,13 +18,12 @@ export interface ReaderState {
 export class ChapterReleaseService {
   constructor(private readonly progress: ReadingProgressRepository) {}
 
-  releaseOf(reader: Pick<ReaderState, 'progress' | 'earlyAccess'>, chapterNumber: number, at = new Date()): ChapterRelease {
-    return chapterRelease(reader.progress, chapterNumber, reader.earlyAccess, at);
+  releaseOf(reader: ReaderState, chapterNumber: number, at = new Date()): ChapterRelease {
+    return chapterRelease(reader.progress, chapterNumber, reader.features.earlyAccess, at);
   }
 
   /** The subscriber's progress in the novel and its features: one statement. */
-  async readerState(tenant: Tenant, subscriberId: string, novelId: string): Promise<ReaderState> {
-    const { progress, features } = await this.progress.findWithFeatures(tenant, subscriberId, novelId);
-    return { progress, features, earlyAccess: features.earlyAccess };
+  readerState(tenant: Tenant, subscriberId: string, novelId: string): Promise<ReaderState> {
+    return this.progress.findWithFeatures(tenant, subscriberId, novelId);
   }
 }
