@@ -1,5 +1,5 @@
 export { ReadingModule } from './reading.module.js';
-export { ChapterReleaseService } from './application/chapter-release.service.js';
+export { ChapterReleaseService, type ReaderState } from './application/chapter-release.service.js';
 export { ReadingProgressService } from './application/reading-progress.service.js';
 export { ReadingLifecycleHooks, type NovelRemovalHook } from './application/reading-lifecycle-hooks.js';
 export { releaseCondition, unlockedChapters, type ChapterRelease, type NovelProgress, type ReleaseCondition } from './domain/novel-progress.js';

@@ -1,13 +1,10 @@
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
-import type { SubscriberFeatures } from '../../entitlements/index.js';
-import type { NovelProgress, ReleaseCondition } from '../../reading/index.js';
+import type { ReaderState, ReleaseCondition } from '../../reading/index.js';
 import type { PlaybackPosition } from './playback-position.js';
 
 /** A stored position (null when none, or when a write was refused) and what decides its chapter's release. */
-export interface PositionWithReader {
+export interface PositionWithReader extends ReaderState {
   position: PlaybackPosition | null;
-  progress: NovelProgress | null;
-  features: SubscriberFeatures;
 }
 
 /** Playback positions, one row per (partner, environment, subscriber, novel). */
