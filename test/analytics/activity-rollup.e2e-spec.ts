@@ -105,6 +105,33 @@ describe('reading activity rollups', () => {
     ]);
   });
 
+  it('take no lock for a write whose reader, chapter and day are already rolled up', async () => {
+    const at = new Date(FIRST_DAY + 3_600_000).getTime();
+    const listen = (chapter: number) => ({ partner: 0, environment: 'live' as const, subscriber: 1, novel: 0, chapter, at });
+    await insert([listen(1)]);
+    const runner = db.createQueryRunner();
+    const advisoryLocksHeld = async () =>
+      (await runner.query(`SELECT count(*)::int AS count FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()`))[0].count;
+    const write = (chapter: number) =>
+      runner.query(
+        `INSERT INTO reading_activity (partner_id, environment, subscriber_id, novel_id, chapter_number, kind, occurred_at)
+         VALUES ($1, 'live', 's1', 'n0', $2, 'audio', $3)`,
+        [PARTNERS[0], chapter, new Date(at + 60_000)],
+      );
+    try {
+      await runner.startTransaction();
+      await write(1);
+      expect(await advisoryLocksHeld()).toBe(0);
+      // A chapter not yet rolled up that day takes the partner's and the subscriber's locks.
+      await write(2);
+      expect(await advisoryLocksHeld()).toBe(2);
+      await runner.commitTransaction();
+    } finally {
+      await runner.release();
+    }
+    await compareEveryWindow();
+  });
+
   it('stay exact when two transactions write adjacent days of one chapter at once', async () => {
     const first = db.createQueryRunner();
     const second = db.createQueryRunner();

@@ -24,8 +24,13 @@ const REVIEWED: Record<string, string[]> = {
   ],
   // A constant column list, and a constant sub-select of the published novels' ids.
   'src/modules/catalog/infrastructure/catalog-snapshot.ts': ['NOVEL_SELECT', 'published', 'published'],
-  // A migration's DDL: table and column names, lock classes and batch sizes from constants.
+  // A migration's DDL: table and column names, lock classes and batch sizes from constants,
+  // and the trigger's fast path, a constant fragment included or not.
   'src/database/migrations/1763900400000-reading-rollup.ts': [
+    'rollUpFunction({ skipWhenRolledUp: false })',
+    "rollUp('reading_reader_days', READER_KEY, 'reading_activity')",
+    "rollUp('reading_chapter_days', CHAPTER_KEY, 'reading_activity')",
+    "skipWhenRolledUp ? skip : ''",
     'BULK_SUBSCRIBERS',
     'BULK_SUBSCRIBERS + 1',
     'PARTNER_LOCK_CLASS',
@@ -33,8 +38,6 @@ const REVIEWED: Record<string, string[]> = {
     'SUBSCRIBER_LOCK_CLASS',
     "rollUp('reading_reader_days', READER_KEY, 'new_activity')",
     "rollUp('reading_chapter_days', CHAPTER_KEY, 'new_activity')",
-    "rollUp('reading_reader_days', READER_KEY, 'reading_activity')",
-    "rollUp('reading_chapter_days', CHAPTER_KEY, 'reading_activity')",
     'table',
     'columns',
     'table',

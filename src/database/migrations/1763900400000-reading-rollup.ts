@@ -47,33 +47,7 @@ export class ReadingRollup1763900400000 implements MigrationInterface {
       );
       CREATE INDEX reading_chapter_days_period ON reading_chapter_days (partner_id, environment, day) INCLUDE (previous_day);
 
-      CREATE FUNCTION reading_activity_roll_up() RETURNS trigger LANGUAGE plpgsql AS $$
-      DECLARE
-        -- A bulk load locks whole partners rather than exhaust the lock table.
-        bulk boolean := (
-          SELECT count(*) > ${BULK_SUBSCRIBERS}
-          FROM (SELECT DISTINCT partner_id, environment, subscriber_id FROM new_activity LIMIT ${BULK_SUBSCRIBERS + 1}) AS subscribers);
-        lock_key integer;
-      BEGIN
-        -- Partners before subscribers, each in one global order: no two writers deadlock.
-        FOR lock_key IN SELECT DISTINCT hashtext(partner_id::text || ' ' || environment) FROM new_activity ORDER BY 1 LOOP
-          IF bulk THEN
-            PERFORM pg_advisory_xact_lock(${PARTNER_LOCK_CLASS}, lock_key);
-          ELSE
-            PERFORM pg_advisory_xact_lock_shared(${PARTNER_LOCK_CLASS}, lock_key);
-          END IF;
-        END LOOP;
-        IF NOT bulk THEN
-          FOR lock_key IN
-            SELECT DISTINCT hashtext(partner_id::text || ' ' || environment || ' ' || subscriber_id) FROM new_activity ORDER BY 1
-          LOOP
-            PERFORM pg_advisory_xact_lock(${SUBSCRIBER_LOCK_CLASS}, lock_key);
-          END LOOP;
-        END IF;
-        ${rollUp('reading_reader_days', READER_KEY, 'new_activity')}
-        ${rollUp('reading_chapter_days', CHAPTER_KEY, 'new_activity')}
-        RETURN NULL;
-      END $$;
+      ${rollUpFunction({ skipWhenRolledUp: false })}
 
       CREATE TRIGGER reading_activity_roll_up
         AFTER INSERT ON reading_activity
@@ -104,6 +78,55 @@ export class ReadingRollup1763900400000 implements MigrationInterface {
 const PARTNER_LOCK_CLASS = 7_340_114;
 const SUBSCRIBER_LOCK_CLASS = 7_340_115;
 const BULK_SUBSCRIBERS = 32;
+
+
+/**
+ * The trigger function. With `skipWhenRolledUp` (migration 1763900900000) a statement whose
+ * every (reader, chapter, UTC day) already has its rollup row returns before taking any lock:
+ * a visible rollup row was committed with its chain complete by the writer that made it, and
+ * a chapter-day row never exists without its reader-day row, so there is nothing to add.
+ */
+export function rollUpFunction({ skipWhenRolledUp }: { skipWhenRolledUp: boolean }): string {
+  const skip = `
+        IF NOT EXISTS (
+          SELECT FROM new_activity n
+           WHERE NOT EXISTS (
+             SELECT FROM reading_chapter_days c
+              WHERE c.partner_id = n.partner_id AND c.environment = n.environment AND c.subscriber_id = n.subscriber_id
+                AND c.novel_id = n.novel_id AND c.chapter_number = n.chapter_number
+                AND c.day = (n.occurred_at AT TIME ZONE 'UTC')::date)) THEN
+          RETURN NULL;
+        END IF;`;
+  return `
+      CREATE OR REPLACE FUNCTION reading_activity_roll_up() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE
+        bulk boolean;
+        lock_key integer;
+      BEGIN${skipWhenRolledUp ? skip : ''}
+        -- A bulk load locks whole partners rather than exhaust the lock table.
+        bulk := (
+          SELECT count(*) > ${BULK_SUBSCRIBERS}
+          FROM (SELECT DISTINCT partner_id, environment, subscriber_id FROM new_activity LIMIT ${BULK_SUBSCRIBERS + 1}) AS subscribers);
+        -- Partners before subscribers, each in one global order: no two writers deadlock.
+        FOR lock_key IN SELECT DISTINCT hashtext(partner_id::text || ' ' || environment) FROM new_activity ORDER BY 1 LOOP
+          IF bulk THEN
+            PERFORM pg_advisory_xact_lock(${PARTNER_LOCK_CLASS}, lock_key);
+          ELSE
+            PERFORM pg_advisory_xact_lock_shared(${PARTNER_LOCK_CLASS}, lock_key);
+          END IF;
+        END LOOP;
+        IF NOT bulk THEN
+          FOR lock_key IN
+            SELECT DISTINCT hashtext(partner_id::text || ' ' || environment || ' ' || subscriber_id) FROM new_activity ORDER BY 1
+          LOOP
+            PERFORM pg_advisory_xact_lock(${SUBSCRIBER_LOCK_CLASS}, lock_key);
+          END LOOP;
+        END IF;
+        ${rollUp('reading_reader_days', READER_KEY, 'new_activity')}
+        ${rollUp('reading_chapter_days', CHAPTER_KEY, 'new_activity')}
+        RETURN NULL;
+      END $$;`;
+}
 
 const READER_KEY = ['partner_id', 'environment', 'subscriber_id'];
 const CHAPTER_KEY = [...READER_KEY, 'novel_id', 'chapter_number'];

@@ -10,6 +10,7 @@ import { EntitlementOrdering1763900700000 } from './1763900700000-entitlement-or
 import { EventFeed1763900710000 } from './1763900710000-event-feed.js';
 import { ChapterUnlockSchedule1763900720000 } from './1763900720000-chapter-unlock-schedule.js';
 import { MonthlyPartitions1763900800000 } from './1763900800000-monthly-partitions.js';
+import { ActivityWriteCost1763900900000 } from './1763900900000-activity-write-cost.js';
 
 /** Every migration, in order of its timestamp. `npm run migration:generate` writes this file. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   EventFeed1763900710000,
   ChapterUnlockSchedule1763900720000,
   MonthlyPartitions1763900800000,
+  ActivityWriteCost1763900900000,
 ];
