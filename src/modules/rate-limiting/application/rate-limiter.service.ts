@@ -2,23 +2,15 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config.js';
 import { ApiError } from '../../../shared/errors/api-error.js';
 import { RateLimitStore, type BucketPolicy, type Grant } from '../domain/rate-limit-store.js';
+import { LeasedTokens } from '../domain/leased-tokens.js';
 import { rateLimitFields, refusalFields } from '../domain/ratelimit-fields.js';
 
-/** Unused leased tokens are dropped after this long, so an idle replica hoards nothing. */
-const LEASE_MS = 1000;
 /**
  * A lease takes this fraction of the burst: a quarter makes the bucket's statement rare (one
  * per 25 requests at the default burst of 100) while replicas near the limit can still
  * share it; a larger share would let one replica strand more of the budget for a second.
  */
 const LEASE_SHARE_OF_BURST = 4;
-
-interface Lease {
-  tokens: number;
-  expiresAt: number;
-  /** The shared bucket's level when the lease was taken. */
-  sharedRemaining: number;
-}
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -30,10 +22,11 @@ export interface RateLimitDecision {
  * takes them a few at a time (a lease) and spends them locally, so the database sees one
  * statement per lease rather than per request. A lease is debited when taken, so replicas
  * together never exceed the budget; unused leased tokens expire (slight under-admission).
+ * How long a lease lives is LeasedTokens' rule.
  */
 @Injectable()
 export class RateLimiter {
-  private readonly leases = new Map<string, Lease>();
+  private readonly leases = new LeasedTokens();
   private readonly fetching = new Map<string, Promise<Grant>>();
   readonly defaultPolicy: BucketPolicy;
 
@@ -70,11 +63,8 @@ export class RateLimiter {
   async consume(key: string, policy = this.defaultPolicy): Promise<RateLimitDecision> {
     // A few rounds: concurrent requests of this replica may spend a fresh lease first.
     for (let round = 0; round < 5; round++) {
-      const lease = this.leases.get(key);
-      if (lease && lease.tokens > 0 && lease.expiresAt > Date.now()) {
-        lease.tokens -= 1;
-        return { allowed: true, headers: rateLimitFields(policy, lease.sharedRemaining + lease.tokens) };
-      }
+      const level = this.leases.spend(key);
+      if (level !== undefined) return { allowed: true, headers: rateLimitFields(policy, level) };
       const grant = await this.fetchLease(key, policy);
       if (grant.granted === 0) return refusal(policy, grant.remaining);
     }
@@ -89,10 +79,7 @@ export class RateLimiter {
       pending = this.store
         .take(key, size, policy)
         .then((grant) => {
-          if (grant.granted > 0) {
-            if (this.leases.size > 50_000) this.leases.clear();
-            this.leases.set(key, { tokens: grant.granted, expiresAt: Date.now() + LEASE_MS, sharedRemaining: grant.remaining });
-          }
+          if (grant.granted > 0) this.leases.hold(key, grant.granted, grant.remaining);
           return grant;
         })
         .finally(() => this.fetching.delete(key));
