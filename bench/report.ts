@@ -158,7 +158,7 @@ function checkStatements(measured: EndpointResult[], met: Record<string, boolean
   line(met.statements_per_hot_read, `statements per hot read: ${mean.toFixed(2)} on average (≤ ${TARGETS.maxStatementsPerHotRead}; ${reads.map(perRequest).join(', ')})`);
   for (const write of counted.filter((r) => r.limit!.probe === 'upsert')) {
     met[`${write.key}_statements`] = write.service!.statementsPerRequest! <= TARGETS.maxStatementsPerWrite;
-    line(met[`${write.key}_statements`], `statements per ${write.label}: ${write.service!.statementsPerRequest!.toFixed(2)} (≤ ${TARGETS.maxStatementsPerWrite})`);
+    line(met[`${write.key}_statements`], `statements per ${write.label}: ${write.service!.statementsPerRequest!.toFixed(3)} (≤ ${TARGETS.maxStatementsPerWrite})`);
   }
 }
 
