@@ -1,15 +1,32 @@
-import { type ArgumentMetadata, type PipeTransform, ValidationPipe, type ValidationError } from '@nestjs/common';
+import { type ArgumentMetadata, type PipeTransform, ValidationPipe, type ValidationError, type ValidationPipeOptions } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { ApiError } from '../errors/api-error.js';
+import { ValidationPlan } from './validation-plan.js';
 
 /**
  * Nest's pipe converts a path parameter declared `number` with `+value` before the
  * parameter's own pipe runs, so that pipe would see 16 for "0x10", 1000 for "1e3" and 1
  * for " 1". Path parameters are left as sent: each one's own pipe checks the text.
+ *
+ * A body or query that its DTO's ValidationPlan accepts skips the libraries' per-call
+ * work; anything else, and every failure, goes through Nest's pipe as before.
  */
-class PathParamsAsSentValidationPipe extends ValidationPipe {
+class PlannedValidationPipe extends ValidationPipe {
+  private readonly plans = new Map<ArgumentMetadata['metatype'], ValidationPlan | undefined>();
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const planned = metadata.type === 'body' || metadata.type === 'query' ? this.planOf(metadata.metatype)?.accept(value) : undefined;
+    return planned ?? super.transform(value, metadata);
+  }
+
   protected override transformPrimitive(value: unknown, metadata: ArgumentMetadata): unknown {
     return metadata.type === 'param' ? value : super.transformPrimitive(value, metadata);
+  }
+
+  private planOf(metatype: ArgumentMetadata['metatype']): ValidationPlan | undefined {
+    if (!metatype || !this.toValidate({ type: 'body', metatype })) return undefined;
+    if (!this.plans.has(metatype)) this.plans.set(metatype, ValidationPlan.of(metatype as new () => object));
+    return this.plans.get(metatype);
   }
 }
 
@@ -20,16 +37,19 @@ class PathParamsAsSentValidationPipe extends ValidationPipe {
  * rather than be silently ignored.
  */
 export function createValidationPipe(): ValidationPipe {
-  return new PathParamsAsSentValidationPipe({
-    transform: true,
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    forbidUnknownValues: true,
-    stopAtFirstError: true,
-    validationError: { target: false, value: false },
-    exceptionFactory: (errors) => new ApiError('invalid_request', describeErrors(errors)),
-  });
+  return new PlannedValidationPipe(VALIDATION_OPTIONS);
 }
+
+/** The options ValidationPlan assumes: transformed instances, unknown fields refused. */
+export const VALIDATION_OPTIONS: ValidationPipeOptions = {
+  transform: true,
+  whitelist: true,
+  forbidNonWhitelisted: true,
+  forbidUnknownValues: true,
+  stopAtFirstError: true,
+  validationError: { target: false, value: false },
+  exceptionFactory: (errors) => new ApiError('invalid_request', describeErrors(errors)),
+};
 
 export function describeErrors(errors: ValidationError[], parent = ''): string {
   return errors
