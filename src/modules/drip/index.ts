@@ -3,6 +3,7 @@ export {
   EARLY_ACCESS_MS,
   RELEASE_HOUR,
   chapterReleaseAt,
+  dripSchedule,
   releaseCutoff,
   releaseDay,
   releaseInstantOfDay,

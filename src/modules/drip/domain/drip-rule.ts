@@ -60,10 +60,19 @@ function releaseInstantMs(day: number): number {
 }
 
 /** When chapter `chapterNumber` (1-indexed) is released for the subscriber. */
-export function chapterReleaseAt({ startedAt, earlyAccess }: DripInput, chapterNumber: number): Date {
-  if (chapterNumber <= 1) return startedAt;
-  const scheduled = releaseInstantMs(releaseDay(startedAt) + chapterNumber - 1) - earlyShift(earlyAccess);
-  return new Date(Math.max(scheduled, startedAt.getTime()));
+export function chapterReleaseAt(input: DripInput, chapterNumber: number): Date {
+  return new Date(dripSchedule(input)(chapterNumber));
+}
+
+/**
+ * One subscriber's release instants (epoch ms) by chapter number: chapterReleaseAt with the
+ * start's release day found once, for a caller that asks for every chapter of a novel.
+ */
+export function dripSchedule({ startedAt, earlyAccess }: DripInput): (chapterNumber: number) => number {
+  const start = startedAt.getTime();
+  const startDay = releaseDay(startedAt);
+  const shift = earlyShift(earlyAccess);
+  return (chapterNumber) => (chapterNumber <= 1 ? start : Math.max(releaseInstantMs(startDay + chapterNumber - 1) - shift, start));
 }
 
 /** How many chapters of a novel of `totalChapters` are released at `at`. */

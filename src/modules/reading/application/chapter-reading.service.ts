@@ -1,14 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CatalogService, type Chapter, type ChapterSummary, type Novel } from '../../catalog/index.js';
-import { chapterRelease, chapterStatus, type ChapterStatus } from '../domain/novel-progress.js';
+import { chapterReleases, chapterStatus, type ChapterRelease, type ChapterStatus } from '../domain/novel-progress.js';
 import { chapterLocked, notEntitled } from '../domain/reading-errors.js';
 import { ChapterReleaseService } from './chapter-release.service.js';
 import { ReadingProgressService } from './reading-progress.service.js';
 
 export interface ChapterListing {
   novel: Novel;
-  chapters: (ChapterSummary & { release?: { status: ChapterStatus; unlocksAt: Date | null } })[];
+  chapters: readonly ChapterSummary[];
+  /** With a subscriber: each chapter's release state, in the order of `chapters`. */
+  releases?: ChapterReleaseState[];
+}
+
+export interface ChapterReleaseState {
+  status: ChapterStatus;
+  unlocksAt: Date | null;
 }
 
 /** The chapter list with its release state, and chapter text (contract 4.1, DECISIONS 10). */
@@ -28,16 +35,8 @@ export class ChapterReadingService {
       subscriberId === undefined ? undefined : this.releases.readerState(tenant, subscriberId, novelId),
     ]);
     if (!reader) return { novel, chapters };
-    const now = new Date();
-    return {
-      novel,
-      chapters: chapters.map((chapter) => {
-        const release = chapterRelease(reader.progress, chapter.number, reader.features.earlyAccess, now);
-        // Named properties, not { ...chapter, release }: V8 allocated those spread copies
-        // straight into the old generation, which then filled with garbage under load (bench profile).
-        return { number: chapter.number, title: chapter.title, durationSeconds: chapter.durationSeconds, release: { status: chapterStatus(release), unlocksAt: release.unlocksAt } };
-      }),
-    };
+    const releaseOf = chapterReleases(reader.progress, reader.features.earlyAccess, new Date());
+    return { novel, chapters, releases: chapters.map((chapter) => releaseState(releaseOf(chapter.number))) };
   }
 
   /**
@@ -56,4 +55,13 @@ export class ChapterReadingService {
     await this.reading.recordChapterActivity(tenant, { subscriberId, novelId, chapterNumber, kind: 'text', occurredAt: now });
     return chapter;
   }
+}
+
+const UNLOCKED: ChapterReleaseState = Object.freeze({ status: 'unlocked', unlocksAt: null });
+const NOT_STARTED: ChapterReleaseState = Object.freeze({ status: 'not_started', unlocksAt: null });
+
+/** The listing's form of a release: a locked chapter says when it unlocks, the others share one object each. */
+function releaseState(release: ChapterRelease): ChapterReleaseState {
+  if (!release.started) return NOT_STARTED;
+  return release.released ? UNLOCKED : { status: chapterStatus(release), unlocksAt: release.unlocksAt };
 }

@@ -1,6 +1,6 @@
 import { invalidRequest } from '../../../shared/errors/domain-error.js';
 import type { Environment } from '../../../shared/tenancy/tenant.js';
-import { chapterReleaseAt, releaseCutoff, releasedChapterCount } from '../../drip/index.js';
+import { dripSchedule, releaseCutoff, releasedChapterCount } from '../../drip/index.js';
 
 /** A subscriber may hold at most this many unfinished novels (contract 3). */
 export const ACTIVE_NOVEL_LIMIT = 3;
@@ -35,11 +35,22 @@ export function unlockedChapters(progress: NovelProgress, totalChapters: number,
 }
 
 export function chapterRelease(progress: NovelProgress | null, chapterNumber: number, earlyAccess: boolean, at: Date): ChapterRelease {
-  if (!progress) return { released: false, unlocksAt: null, started: false };
-  if (progress.finishedAt) return { released: true, unlocksAt: null, started: true };
-  const releaseAt = chapterReleaseAt({ startedAt: progress.startedAt, earlyAccess }, chapterNumber);
-  const released = releaseAt.getTime() <= at.getTime();
-  return { released, unlocksAt: released ? null : releaseAt, started: true };
+  return chapterReleases(progress, earlyAccess, at)(chapterNumber);
+}
+
+const NOT_STARTED: ChapterRelease = Object.freeze({ released: false, unlocksAt: null, started: false });
+const RELEASED: ChapterRelease = Object.freeze({ released: true, unlocksAt: null, started: true });
+
+/** chapterRelease of every chapter of one reading at one instant, the drip schedule found once. */
+export function chapterReleases(progress: NovelProgress | null, earlyAccess: boolean, at: Date): (chapterNumber: number) => ChapterRelease {
+  if (!progress) return () => NOT_STARTED;
+  if (progress.finishedAt) return () => RELEASED;
+  const releaseAt = dripSchedule({ startedAt: progress.startedAt, earlyAccess });
+  const now = at.getTime();
+  return (chapterNumber) => {
+    const ms = releaseAt(chapterNumber);
+    return ms <= now ? RELEASED : { released: false, unlocksAt: new Date(ms), started: true };
+  };
 }
 
 /**

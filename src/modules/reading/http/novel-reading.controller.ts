@@ -28,7 +28,7 @@ export class NovelReadingController {
   @ApiNotFoundResponse(NOVEL_NOT_FOUND)
   @Header('content-type', 'application/json; charset=utf-8')
   async listing(@CurrentTenant() tenant: Tenant, @novelId() id: string, @Query() query: OptionalSubscriberQueryDto): Promise<string> {
-    return chapterListingJson(await this.chapters.listing(tenant, id, query.subscriber_id), query.subscriber_id !== undefined);
+    return chapterListingJson(await this.chapters.listing(tenant, id, query.subscriber_id));
   }
 
   @Get('chapters/:chapterNumber/content')
