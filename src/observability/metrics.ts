@@ -28,7 +28,8 @@ export class HttpMetrics {
     registers: [this.registry],
   });
 
-  private readonly seriesByKey = new Map<string, Series>();
+  /** By route pattern, method and status. */
+  private readonly seriesByRoute = new Map<string, Map<string, Map<number, Series>>>();
 
   private readonly rateLimited = new Counter({
     name: 'http_rate_limited_total',
@@ -54,9 +55,8 @@ export class HttpMetrics {
       const series = this.series(request.method, route, reply.statusCode);
       series.answered.inc();
       series.latency.observe(reply.elapsedTime / 1000);
-      const surface = surfaceOf(request.url) ?? 'none';
-      if (reply.statusCode === 429) this.rateLimited.inc({ surface });
-      if (reply.statusCode === 200 && route.endsWith('/oauth2/token')) this.tokensIssued.inc({ surface });
+      if (reply.statusCode === 429) this.rateLimited.inc({ surface: surfaceOf(request.url) ?? 'none' });
+      if (reply.statusCode === 200 && route.endsWith('/oauth2/token')) this.tokensIssued.inc({ surface: surfaceOf(request.url) ?? 'none' });
       done();
     });
   }
@@ -67,11 +67,18 @@ export class HttpMetrics {
    * routes (patterns, never raw URLs) times the statuses they answer.
    */
   private series(method: string, route: string, status: number): Series {
-    const key = `${method} ${status} ${route}`;
-    let series = this.seriesByKey.get(key);
+    // Nested maps: a key string built per request would be allocated and hashed every time.
+    let byStatus = this.seriesByRoute.get(route)?.get(method);
+    if (!byStatus) {
+      byStatus = new Map();
+      const byMethod = this.seriesByRoute.get(route) ?? new Map<string, Map<number, Series>>();
+      byMethod.set(method, byStatus);
+      this.seriesByRoute.set(route, byMethod);
+    }
+    let series = byStatus.get(status);
     if (!series) {
       series = { answered: this.requests.labels(method, route, String(status)), latency: this.latency.labels(method, route) };
-      this.seriesByKey.set(key, series);
+      byStatus.set(status, series);
     }
     return series;
   }

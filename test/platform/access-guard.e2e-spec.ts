@@ -92,6 +92,17 @@ describe('the access guard on every service', () => {
     }
   });
 
+  it('refuses a genuine token whose claims were changed, even right after the genuine one was accepted', async () => {
+    // Verified tokens are remembered under their signature: the rest must still be compared.
+    for (const service of SERVICES) expectAccepted(service, await call(service.url, `Bearer ${genuine[service.environment]}`));
+    await expectRefusedEverywhere((token) => {
+      const [header, payload, signature] = token.split('.');
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+      const widened = Buffer.from(JSON.stringify({ ...claims, partner_id: '00000000-0000-4000-8000-000000000000' })).toString('base64url');
+      return `${header}.${widened}.${signature}`;
+    });
+  });
+
   it('refuses a token with alg none', async () => {
     await expectRefusedEverywhere(algNoneToken);
   });

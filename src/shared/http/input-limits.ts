@@ -12,16 +12,35 @@ export const MAX_BODY_DEPTH = 32;
  * hostile body cannot overflow the stack here either. Returns a description, or undefined.
  */
 export function inputProblem(value: unknown, where: 'body' | 'query', maxDepth = MAX_BODY_DEPTH): string | undefined {
-  const pending: [unknown, string, number][] = [[value, where, 0]];
+  const pending: Visit[] = [{ value, depth: 0 }];
   while (pending.length > 0) {
-    const [current, path, depth] = pending.pop()!;
+    const visit = pending.pop()!;
+    const current = visit.value;
     if (typeof current === 'string') {
-      if (current.includes('\u0000')) return `${path} contains a NUL character (U+0000), which no field accepts.`;
+      if (current.includes('\u0000')) return `${pathOf(visit, where)} contains a NUL character (U+0000), which no field accepts.`;
       continue;
     }
     if (current === null || typeof current !== 'object') continue;
-    if (depth + 1 > maxDepth) return `The ${where} nests arrays or objects deeper than ${maxDepth} levels.`;
-    for (const [key, child] of Object.entries(current)) pending.push([child, Array.isArray(current) ? `${path}[${key}]` : `${path}.${key}`, depth + 1]);
+    if (visit.depth + 1 > maxDepth) return `The ${where} nests arrays or objects deeper than ${maxDepth} levels.`;
+    const indexed = Array.isArray(current);
+    for (const key in current) {
+      if (Object.hasOwn(current, key)) pending.push({ value: (current as Record<string, unknown>)[key], depth: visit.depth + 1, parent: visit, key, indexed });
+    }
   }
   return undefined;
+}
+
+/** A value met on the walk; its path is spelt out only for the description of a problem. */
+interface Visit {
+  value: unknown;
+  depth: number;
+  parent?: Visit;
+  key?: string;
+  indexed?: boolean;
+}
+
+function pathOf(visit: Visit, where: string): string {
+  if (!visit.parent) return where;
+  const parent = pathOf(visit.parent, where);
+  return visit.indexed ? `${parent}[${visit.key}]` : `${parent}.${visit.key}`;
 }

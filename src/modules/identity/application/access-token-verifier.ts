@@ -11,6 +11,18 @@ import { PartnerCredentialsService } from './partner-credentials.service.js';
 const VERIFIED_TOKEN_CACHE_SIZE = 20_000;
 
 /**
+ * A verified token and what it proved, kept under its signature: a map keyed by the whole
+ * token (about a kilobyte) hashes all of it on every request, the signature is 86
+ * characters, and the whole token is then compared, not trusted to the signature.
+ */
+interface VerifiedToken {
+  token: string;
+  principal: Principal;
+}
+
+const signatureOf = (token: string) => token.slice(token.lastIndexOf('.') + 1);
+
+/**
  * Verifies bearer tokens (DECISIONS 3). A token seen before costs a map lookup; only a new
  * one goes through Passport, to the strategy of the issuer it names, which checks the
  * signature and claims. Expiry, the issuers the surface accepts and revocation are checked
@@ -18,7 +30,7 @@ const VERIFIED_TOKEN_CACHE_SIZE = 20_000;
  */
 @Injectable()
 export class AccessTokenVerifier {
-  private readonly verified = new Map<string, Principal>();
+  private readonly verified = new Map<string, VerifiedToken>();
   private readonly kidsIssuerUrl: string;
 
   constructor(
@@ -31,9 +43,10 @@ export class AccessTokenVerifier {
   }
 
   async verify(token: string, accepted: readonly TokenIssuer[]): Promise<Principal> {
-    const principal = this.verified.get(token) ?? (await this.verifySignature(token));
+    const known = this.verified.get(signatureOf(token));
+    const principal = known?.token === token ? known.principal : await this.verifySignature(token);
     if (principal.expiresAt + CLOCK_SKEW_SECONDS <= Date.now() / 1000) {
-      this.verified.delete(token);
+      this.verified.delete(signatureOf(token));
       throw invalidToken('The access token has expired.');
     }
     if (!accepted.includes(principal.issuer)) throw invalidToken('This service does not accept tokens of that issuer.');
@@ -55,6 +68,6 @@ export class AccessTokenVerifier {
       // Evict the oldest entry (Map keeps insertion order).
       this.verified.delete(this.verified.keys().next().value as string);
     }
-    this.verified.set(token, principal);
+    this.verified.set(signatureOf(token), { token, principal });
   }
 }
