@@ -106,6 +106,7 @@ export const ENGAGEMENT_ENDING_COUNTS = `SELECT c.novel_id AS "novelId", c.choic
                FROM novel_progress
               WHERE partner_id = $1 AND environment = $2 AND finished_at >= $3 AND finished_at < $4
                 AND chosen_choice_id IS NOT NULL
-              GROUP BY novel_id, chosen_choice_id) AS c
+              GROUP BY novel_id, chosen_choice_id
+             HAVING count(*) >= $5) AS c
        LEFT JOIN endings e ON e.environment = $2 AND e.novel_id = c.novel_id AND e.choice_id = c.choice_id
        ORDER BY c.novel_id, e.sort_order NULLS LAST, c.choice_id`;

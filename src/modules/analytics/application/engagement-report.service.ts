@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
-import { engagementReport, type EngagementReport } from '../domain/engagement-report.js';
+import { engagementReport, MINIMUM_COHORT_SIZE, type EngagementReport } from '../domain/engagement-report.js';
 import { EngagementRepository } from '../domain/engagement.repository.js';
 import type { ReportingWindow } from '../domain/reporting-window.js';
 
@@ -13,7 +13,7 @@ export class EngagementReportService {
     const [reading, novels, endings] = await Promise.all([
       this.statistics.readingTotals(tenant, window),
       this.statistics.startedNovels(tenant, window),
-      this.statistics.endingCounts(tenant, window),
+      this.statistics.endingCounts(tenant, window, MINIMUM_COHORT_SIZE),
     ]);
     return engagementReport(window, reading, novels, endings, new Date());
   }

@@ -10,6 +10,10 @@ export abstract class EngagementRepository {
   abstract readingTotals(tenant: Tenant, window: ReportingWindow): Promise<ReadingTotals>;
   /** Novels whose `started_at` falls in the window, and how many of them are finished. */
   abstract startedNovels(tenant: Tenant, window: ReportingWindow): Promise<StartedNovels>;
-  /** Endings chosen in the window (by `finished_at`), every (novel, choice), small ones included. */
-  abstract endingCounts(tenant: Tenant, window: ReportingWindow): Promise<EndingCount[]>;
+  /**
+   * Endings chosen in the window (by `finished_at`), each (novel, choice) chosen at least
+   * `minimum` times: small cohorts never leave the database, and a report does not carry
+   * (and hold in memory while it runs) the thousands of rows it would then drop.
+   */
+  abstract endingCounts(tenant: Tenant, window: ReportingWindow, minimum: number): Promise<EndingCount[]>;
 }
