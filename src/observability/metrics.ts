@@ -68,13 +68,10 @@ export class HttpMetrics {
    */
   private series(method: string, route: string, status: number): Series {
     // Nested maps: a key string built per request would be allocated and hashed every time.
-    let byStatus = this.seriesByRoute.get(route)?.get(method);
-    if (!byStatus) {
-      byStatus = new Map();
-      const byMethod = this.seriesByRoute.get(route) ?? new Map<string, Map<number, Series>>();
-      byMethod.set(method, byStatus);
-      this.seriesByRoute.set(route, byMethod);
-    }
+    let byMethod = this.seriesByRoute.get(route);
+    if (!byMethod) this.seriesByRoute.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
     let series = byStatus.get(status);
     if (!series) {
       series = { answered: this.requests.labels(method, route, String(status)), latency: this.latency.labels(method, route) };

@@ -40,7 +40,7 @@ export class ValidationPlan {
   static of(dto: Dto): ValidationPlan | undefined {
     const metadatas = getMetadataStorage().getTargetValidationMetadatas(dto, '', false, false);
     // No rules at all: forbidUnknownValues refuses every value (the pipe says why).
-    if (metadatas.length === 0 || !transformsOnlyByTransformFunctions(dto)) return undefined;
+    if (metadatas.length === 0 || !transformsOnlyByTransformFunctions(dto, metadatas)) return undefined;
     const properties = new Map<string, PropertyPlan>();
     for (const metadata of metadatas) {
       if (metadata.each || metadata.always || metadata.groups?.length) return undefined;
@@ -58,6 +58,8 @@ export class ValidationPlan {
       if (metadata.type === ValidationTypes.IS_DEFINED) property.rules.unshift(rule);
       else property.rules.push(rule);
     }
+    // A field the class itself sets but declares no rule for: whitelisting refuses every value.
+    if (Object.keys(new dto()).some((key) => !properties.has(key))) return undefined;
     return new ValidationPlan(dto, properties);
   }
 
@@ -76,7 +78,6 @@ export class ValidationPlan {
       }
       entity[key] = transformed;
     }
-    for (const key of Object.keys(entity)) if (!this.properties.has(key)) return undefined;
     for (const property of this.properties.values()) {
       if (!this.satisfies(entity, property)) return undefined;
     }
@@ -109,16 +110,11 @@ function planProperty(dto: Dto, name: string): PropertyPlan {
 }
 
 /** class-transformer features other than @Transform (types, expose/exclude, strategies) change what the plan would build. */
-function transformsOnlyByTransformFunctions(dto: Dto): boolean {
-  const keys = Object.keys(new dto());
+function transformsOnlyByTransformFunctions(dto: Dto, metadatas: readonly ValidationMetadata[]): boolean {
   return (
     defaultMetadataStorage.getStrategy(dto) === 'none' &&
     defaultMetadataStorage.getExposedMetadatas(dto).length === 0 &&
     defaultMetadataStorage.getExcludedMetadatas(dto).length === 0 &&
-    getMetadataStorage()
-      .getTargetValidationMetadatas(dto, '', false, false)
-      .map((metadata) => metadata.propertyName)
-      .concat(keys)
-      .every((name) => defaultMetadataStorage.findTypeMetadata(dto, name) === undefined)
+    metadatas.every((metadata) => defaultMetadataStorage.findTypeMetadata(dto, metadata.propertyName) === undefined)
   );
 }

@@ -43,10 +43,11 @@ export class AccessTokenVerifier {
   }
 
   async verify(token: string, accepted: readonly TokenIssuer[]): Promise<Principal> {
-    const known = this.verified.get(signatureOf(token));
+    const signature = signatureOf(token);
+    const known = this.verified.get(signature);
     const principal = known?.token === token ? known.principal : await this.verifySignature(token);
     if (principal.expiresAt + CLOCK_SKEW_SECONDS <= Date.now() / 1000) {
-      this.verified.delete(signatureOf(token));
+      this.verified.delete(signature);
       throw invalidToken('The access token has expired.');
     }
     if (!accepted.includes(principal.issuer)) throw invalidToken('This service does not accept tokens of that issuer.');

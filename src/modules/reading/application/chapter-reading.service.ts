@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CatalogService, type Chapter, type ChapterSummary, type Novel } from '../../catalog/index.js';
-import { chapterReleases, chapterStatus, type ChapterRelease, type ChapterStatus } from '../domain/novel-progress.js';
+import { chapterReleases, type ChapterRelease } from '../domain/novel-progress.js';
 import { chapterLocked, notEntitled } from '../domain/reading-errors.js';
 import { ChapterReleaseService } from './chapter-release.service.js';
 import { ReadingProgressService } from './reading-progress.service.js';
@@ -9,13 +9,8 @@ import { ReadingProgressService } from './reading-progress.service.js';
 export interface ChapterListing {
   novel: Novel;
   chapters: readonly ChapterSummary[];
-  /** With a subscriber: each chapter's release state, in the order of `chapters`. */
-  releases?: ChapterReleaseState[];
-}
-
-export interface ChapterReleaseState {
-  status: ChapterStatus;
-  unlocksAt: Date | null;
+  /** With a subscriber: each chapter's release, in the order of `chapters`. */
+  releases?: ChapterRelease[];
 }
 
 /** The chapter list with its release state, and chapter text (contract 4.1, DECISIONS 10). */
@@ -36,7 +31,7 @@ export class ChapterReadingService {
     ]);
     if (!reader) return { novel, chapters };
     const releaseOf = chapterReleases(reader.progress, reader.features.earlyAccess, new Date());
-    return { novel, chapters, releases: chapters.map((chapter) => releaseState(releaseOf(chapter.number))) };
+    return { novel, chapters, releases: chapters.map((chapter) => releaseOf(chapter.number)) };
   }
 
   /**
@@ -55,13 +50,4 @@ export class ChapterReadingService {
     await this.reading.recordChapterActivity(tenant, { subscriberId, novelId, chapterNumber, kind: 'text', occurredAt: now });
     return chapter;
   }
-}
-
-const UNLOCKED: ChapterReleaseState = Object.freeze({ status: 'unlocked', unlocksAt: null });
-const NOT_STARTED: ChapterReleaseState = Object.freeze({ status: 'not_started', unlocksAt: null });
-
-/** The listing's form of a release: a locked chapter says when it unlocks, the others share one object each. */
-function releaseState(release: ChapterRelease): ChapterReleaseState {
-  if (!release.started) return NOT_STARTED;
-  return release.released ? UNLOCKED : { status: chapterStatus(release), unlocksAt: release.unlocksAt };
 }

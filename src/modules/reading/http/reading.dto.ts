@@ -5,6 +5,7 @@ import { IsNovelId, IsSubscriberId } from '../../../shared/http/identifiers.js';
 import type { ProgressEntry, ReadingProgress } from '../application/reading-progress.service.js';
 import type { Chapter, ChapterSummary } from '../../catalog/index.js';
 import type { ChapterListing } from '../application/chapter-reading.service.js';
+import { chapterStatus } from '../domain/novel-progress.js';
 
 export class OptionalSubscriberQueryDto {
   @ApiPropertyOptional({ description: "Partner's subscriber identifier: adds each chapter's release state.", example: 'sub-42' })
@@ -98,7 +99,7 @@ export const chapterListingDto = ({ novel, chapters, releases }: ChapterListing)
     chapter_number: number,
     title,
     duration_seconds: durationSeconds,
-    ...(releases && { status: releases[i].status }),
+    ...(releases && { status: chapterStatus(releases[i]) }),
     ...(releases?.[i].unlocksAt && { unlocks_at: releases[i].unlocksAt.toISOString() }),
   })),
 });
@@ -126,8 +127,8 @@ export function chapterListingJson(listing: ChapterListing): string {
     return json;
   }
   const entries = chapters.map((chapter, i) => {
-    const { status, unlocksAt } = releases[i];
-    return `${entryOpening(chapter)},"status":"${status}"${unlocksAt ? `,"unlocks_at":"${isoString(unlocksAt)}"` : ''}}`;
+    const release = releases[i];
+    return `${entryOpening(chapter)},"status":"${chapterStatus(release)}"${release.unlocksAt ? `,"unlocks_at":"${isoString(release.unlocksAt)}"` : ''}}`;
   });
   return `{"novel_id":${JSON.stringify(novel.id)},"total_chapters":${novel.totalChapters},"chapters":[${entries.join(',')}]}`;
 }
