@@ -13,6 +13,9 @@ import { PlaybackPositionEntity } from './playback.entities.js';
  * when the chapter is released (the novel finished, or started before the drip's cutoff of
  * the plan: ReleaseCondition) upserts the position, records the listening in analytics'
  * table (its rollup trigger fires as for any insert) and moves reading's current_chapter.
+ * The usual write, a position within the chapter being listened to, does not move it: the
+ * reader's row, already read, says so and the UPDATE is skipped without a second index
+ * lookup (a one-time filter); the UPDATE's own condition still decides under the row lock.
  * Concurrent writers of one key queue on the row instead of racing to insert it. One
  * statement is one implicit transaction: all of it or none.
  */
@@ -32,7 +35,7 @@ const UPSERT_LISTENING_IF_RELEASED = `WITH reader AS (${PROGRESS_WITH_FEATURES_S
   ), advanced AS (
     UPDATE novel_progress SET current_chapter = $8
      WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND novel_id = $7 AND current_chapter < $8
-       AND EXISTS (SELECT FROM released)
+       AND EXISTS (SELECT FROM released) AND (SELECT "currentChapter" FROM reader) < $8
   )
   SELECT s.chapter_number, s.position_seconds, s.updated_at, r.* FROM reader r LEFT JOIN stored s ON true`;
 
