@@ -9,6 +9,7 @@ import { AppModule } from '../app.module.js';
 import { HTTP_REQUEST_TIMEOUT_MS, type AppConfig } from '../config/app-config.js';
 import { createRootLogger, NestJsonLogger } from '../observability/logger.js';
 import { HttpMetrics } from '../observability/metrics.js';
+import { requestLogger } from '../observability/request-logger.js';
 import { parseTraceparent } from '../observability/trace-context.js';
 import { ApiError } from '../shared/errors/api-error.js';
 import { AllExceptionsFilter } from '../shared/errors/all-exceptions.filter.js';
@@ -38,7 +39,7 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
     // Every line of a request carries the caller's W3C trace id when it sent one.
     childLoggerFactory: (_serverLogger: unknown, bindings: Bindings, options: ChildLoggerOptions, raw: IncomingMessage) => {
       const trace = parseTraceparent(raw.headers.traceparent);
-      return logger.child(trace ? { ...bindings, trace_id: trace.traceId, parent_span_id: trace.parentId } : bindings, options);
+      return requestLogger(logger, trace ? { ...bindings, trace_id: trace.traceId, parent_span_id: trace.parentId } : bindings, options);
     },
     logController: new OneLinePerRequest(),
     bodyLimit: BODY_LIMIT_BYTES,
