@@ -34,9 +34,10 @@ export class AccessGuard implements CanActivate {
     private readonly unauthenticated: UnauthenticatedRequests,
   ) {}
 
+  private readonly rules = new WeakMap<RouteHandler, WeakMap<ControllerClass, AccessRule>>();
+
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [context.getHandler(), context.getClass()]);
-    if (!rule) throw new Error(`Route ${context.getClass().name}.${context.getHandler().name} declares no access rule`);
+    const rule = this.ruleOf(context.getHandler(), context.getClass());
     if (rule.public) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     this.unauthenticated.refuseIfSpent(request);
@@ -50,7 +51,27 @@ export class AccessGuard implements CanActivate {
     request.principal = principal;
     return true;
   }
+
+  /**
+   * The route's declared rule, read from the decorators' metadata once per route: the
+   * metadata is fixed when the classes are defined, and reading it walked prototype chains
+   * on every request.
+   */
+  private ruleOf(handler: RouteHandler, controller: ControllerClass): AccessRule {
+    let byController = this.rules.get(handler);
+    if (!byController) this.rules.set(handler, (byController = new WeakMap()));
+    let rule = byController.get(controller);
+    if (!rule) {
+      rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [handler, controller]);
+      if (!rule) throw new Error(`Route ${controller.name}.${handler.name} declares no access rule`);
+      byController.set(controller, rule);
+    }
+    return rule;
+  }
 }
+
+type RouteHandler = ReturnType<ExecutionContext['getHandler']>;
+type ControllerClass = ReturnType<ExecutionContext['getClass']>;
 
 function bearerToken(request: FastifyRequest): string {
   const header = request.headers.authorization;
