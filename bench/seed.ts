@@ -35,6 +35,13 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const ACTIVITY_DAYS = 60;
 /** Activity events per listening session (one subscriber, one chapter, a few minutes). */
 const EVENTS_PER_SESSION = 10;
+
+/**
+ * The listeners the scenarios sample ($1: the partner): 20 000 of the stored playback
+ * positions, in a fixed pseudo-random order.
+ */
+const LISTENERS_NOW = `SELECT partner_id, environment, subscriber_id, novel_id, chapter_number
+  FROM playback_positions WHERE partner_id = $1 ORDER BY md5(subscriber_id) LIMIT 20000`;
 const BENCH_AUDIO_PREFIX = 'live/bench';
 
 /**
@@ -62,7 +69,7 @@ export async function seed(url: string, size: DataSize, serverSecret: string, da
     const novelIds = (await db.query<{ id: string }>(`SELECT id FROM novels WHERE environment = 'live' AND status = 'published' ORDER BY id`)).rows.map((r) => r.id);
     const readers = (
       await db.query<{ subscriber_id: string; novel_id: string; chapter_number: number }>(
-        `SELECT subscriber_id, novel_id, chapter_number FROM playback_positions WHERE partner_id = $1 ORDER BY md5(subscriber_id) LIMIT 20000`,
+        `SELECT subscriber_id, novel_id, chapter_number FROM (${LISTENERS_NOW}) AS sample`,
         [partnerId],
       )
     ).rows.map((r) => ({ subscriberId: r.subscriber_id, novelId: r.novel_id, chapterNumber: r.chapter_number }));
@@ -266,6 +273,7 @@ async function seedActivity(db: pg.Client, partnerId: string, size: DataSize): P
   const rollups = (await db.query(`SELECT to_regclass('reading_chapter_days') IS NOT NULL AS present`)).rows[0].present === true;
   if (!rollups) {
     await batched(`reading_activity (${size.activityRows.toLocaleString('en')})`, size.activityRows, batch, insert);
+    await recordListeningNow(db, partnerId);
     return;
   }
   // Session-level trigger switch: needs a superuser (the embedded server's user is one).
@@ -276,11 +284,13 @@ async function seedActivity(db: pg.Client, partnerId: string, size: DataSize): P
   if (!triggersOff) {
     log('seed: cannot switch triggers off (not a superuser): activity goes through the rollup trigger, which is slow');
     await batched(`reading_activity (${size.activityRows.toLocaleString('en')})`, size.activityRows, batch, insert);
+    await recordListeningNow(db, partnerId);
     return;
   }
   const throughTrigger = Math.min(10_000, Math.ceil(size.activityRows / 100));
   const direct = size.activityRows - throughTrigger;
   await batched(`reading_activity (${direct.toLocaleString('en')} of ${size.activityRows.toLocaleString('en')}, rollup trigger off)`, direct, batch, insert);
+  await recordListeningNow(db, partnerId);
   await db.query(`SET session_replication_role = DEFAULT`);
   await step('analytics rollups (reading_reader_days, reading_chapter_days) in one pass', () =>
     db.query(
@@ -298,6 +308,31 @@ async function seedActivity(db: pg.Client, partnerId: string, size: DataSize): P
   await db.query('ANALYZE reading_reader_days, reading_chapter_days');
   await batched(`reading_activity (the last ${throughTrigger.toLocaleString('en')}, through the rollup trigger)`, throughTrigger, 2_000, (from, to) =>
     insert(direct + from, direct + to),
+  );
+}
+
+/**
+ * The sampled listeners are listening now: each saved its position in its chapter moments
+ * ago, and that save recorded its activity, as every playback write does. So the bench's
+ * playback PUTs are a listener's next saves, what a player sends every few seconds, and
+ * not the first save of a (listener, chapter, UTC day), which also adds that day to the
+ * analytics rollups and comes once per chapter a listener plays that day. Without this,
+ * about half of the PUTs of a run were first saves of the day (each run restarts the
+ * listener sequence), and more of them in the service's rounds than in the baseline's,
+ * which runs second.
+ */
+async function recordListeningNow(db: pg.Client, partnerId: string): Promise<void> {
+  await step('the sampled listeners\' latest saves (positions and activity, now)', () =>
+    db.query(
+      `WITH listener AS (${LISTENERS_NOW}),
+            saved AS (
+              UPDATE playback_positions pp SET updated_at = now() - interval '1 second'
+                FROM listener l
+               WHERE pp.partner_id = l.partner_id AND pp.environment = l.environment AND pp.subscriber_id = l.subscriber_id AND pp.novel_id = l.novel_id)
+       INSERT INTO reading_activity (partner_id, environment, subscriber_id, novel_id, chapter_number, kind, occurred_at)
+       SELECT partner_id, environment, subscriber_id, novel_id, chapter_number, 'audio', now() - interval '1 second' FROM listener`,
+      [partnerId],
+    ),
   );
 }
 
