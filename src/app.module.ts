@@ -33,7 +33,7 @@ export class AppModule {
         CoreModule.forRoot(config),
         // Periodic jobs (idle rate-limit buckets, event retention, chapter.unlocked); each must be safe to run on every replica at once.
         ScheduleModule.forRoot(),
-        DatabaseModule.forRoot(databaseUrl),
+        DatabaseModule.forRoot(databaseUrl, config.databasePoolSize),
         ObservabilityModule.forRoot(metrics),
         IdentityModule,
         EntitlementsModule,

@@ -2,6 +2,9 @@ import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { readOrCreateSecretFile } from '../shared/crypto/secret-file.js';
 
+/** Connections of a process's PostgreSQL pool unless DATABASE_POOL_SIZE says otherwise. */
+export const DEFAULT_POOL_SIZE = 20;
+
 export const SURFACES = ['platform', 'reading', 'sandbox', 'kids'] as const;
 export type Surface = (typeof SURFACES)[number];
 
@@ -34,6 +37,8 @@ export class AppConfig {
   readonly host: string;
   readonly publicBaseUrl: string;
   readonly databaseUrl?: string;
+  /** Connections this process's pool may open to PostgreSQL (each replica holds its own pool). */
+  readonly databasePoolSize: number;
   readonly dataDir: string;
   readonly services: ReadonlySet<Surface>;
   readonly storage: StorageBackend;
@@ -117,6 +122,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     host: env.HOST?.trim() || '0.0.0.0',
     publicBaseUrl: origin(env, 'PUBLIC_BASE_URL', `http://localhost:${port}`),
     databaseUrl: postgresUrl(env, 'DATABASE_URL'),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 1000),
     dataDir,
     services: surfaces(env),
     storage,

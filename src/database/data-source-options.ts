@@ -1,4 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
+import { DEFAULT_POOL_SIZE } from '../config/app-config.js';
 import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
 
@@ -6,7 +7,7 @@ import { MIGRATIONS } from './migrations/index.js';
  * The one TypeORM configuration, shared by the service, the CLI, the tests and
  * `ormconfig.ts`. The schema changes only through migrations, never `synchronize`.
  */
-export function dataSourceOptions(url: string, poolSize = 20): DataSourceOptions {
+export function dataSourceOptions(url: string, poolSize = DEFAULT_POOL_SIZE): DataSourceOptions {
   return {
     type: 'postgres',
     url,

@@ -14,6 +14,7 @@ describe('loadConfig', () => {
       host: '0.0.0.0',
       publicBaseUrl: 'http://localhost:3000',
       databaseUrl: undefined,
+      databasePoolSize: 20,
       storage: 'local',
       streamUrlTtlSeconds: 1200,
       webhookRetryScheduleSeconds: [0, 5, 300, 1800, 7200, 18000, 36000, 36000],
@@ -28,6 +29,10 @@ describe('loadConfig', () => {
       streamAuditRetentionDays: 400,
     });
     expect([...config.services]).toEqual(['platform', 'reading', 'sandbox', 'kids']);
+  });
+
+  it('reads the size of the database pool', () => {
+    expect(loadConfig({ DATA_DIR: dataDir(), DATABASE_POOL_SIZE: '8' }).databasePoolSize).toBe(8);
   });
 
   it('serves /metrics on PORT by default, on METRICS_PORT when set, or nowhere with off', () => {
@@ -65,6 +70,8 @@ describe('loadConfig', () => {
     [{ METRICS_PORT: '3000' }, 'METRICS_PORT must differ from PORT'],
     [{ ACTIVITY_RETENTION_DAYS: '0' }, 'ACTIVITY_RETENTION_DAYS'],
     [{ STREAM_AUDIT_RETENTION_DAYS: 'a year' }, 'STREAM_AUDIT_RETENTION_DAYS'],
+    [{ DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE'],
+    [{ DATABASE_POOL_SIZE: 'many' }, 'DATABASE_POOL_SIZE'],
   ])('refuses %j naming %s', (env, variable) => {
     expect(() => loadConfig({ DATA_DIR: dataDir(), ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dataDir(), ...env })).toThrow(variable);
