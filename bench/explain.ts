@@ -44,7 +44,7 @@ export async function explainHotStatements(url: string, data: SeededData): Promi
     ['failure budget', sql.RATE_LIMIT_LEVEL.text, ['token-failure:live_unknown:127.0.0.1', 10, 10 / 60]],
     ['engagement: reading totals', sql.ENGAGEMENT_READING_TOTALS, [partner, 'live', data.period.start, data.period.end]],
     ['engagement: started novels', sql.ENGAGEMENT_STARTED_NOVELS, [partner, 'live', from, until]],
-    ['engagement: ending counts', sql.ENGAGEMENT_ENDING_COUNTS, [partner, 'live', from, until, 20]],
+    ['engagement: ending counts', sql.ENGAGEMENT_ENDING_COUNTS, [partner, 'live', from, until, sql.ENGAGEMENT_MINIMUM_COHORT]],
   ];
   const explained: ExplainedStatement[] = [];
   try {

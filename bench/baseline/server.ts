@@ -399,7 +399,7 @@ app.get('/v1/analytics/engagement', async (request) => {
   const [[reading], [novels], endings] = await Promise.all([
     query(sql.ENGAGEMENT_READING_TOTALS, [principal.partnerId, 'live', q.period_start, q.period_end]),
     query(sql.ENGAGEMENT_STARTED_NOVELS, [principal.partnerId, 'live', from, until]),
-    query(sql.ENGAGEMENT_ENDING_COUNTS, [principal.partnerId, 'live', from, until, 20]),
+    query(sql.ENGAGEMENT_ENDING_COUNTS, [principal.partnerId, 'live', from, until, sql.ENGAGEMENT_MINIMUM_COHORT]),
   ]);
   const ratio = (part: number, whole: number, digits: number) => (whole === 0 ? 0 : Math.round((part / whole) * 10 ** digits) / 10 ** digits);
   return {

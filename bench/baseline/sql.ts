@@ -101,6 +101,8 @@ export const ENGAGEMENT_READING_TOTALS = `SELECT
 export const ENGAGEMENT_STARTED_NOVELS = `SELECT count(*)::int AS started, count(finished_at)::int AS finished
        FROM novel_progress
        WHERE partner_id = $1 AND environment = $2 AND started_at >= $3 AND started_at < $4`;
+/** $5 of ENGAGEMENT_ENDING_COUNTS: the smallest ending cohort a report shows (the service's MINIMUM_COHORT_SIZE, DECISIONS 14). */
+export const ENGAGEMENT_MINIMUM_COHORT = 20;
 export const ENGAGEMENT_ENDING_COUNTS = `SELECT c.novel_id AS "novelId", c.choice_id AS "choiceId", coalesce(e.label, c.choice_id) AS label, c.count
        FROM (SELECT novel_id, chosen_choice_id AS choice_id, count(*)::int AS count
                FROM novel_progress
