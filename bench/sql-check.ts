@@ -23,7 +23,7 @@ export interface StatementUse {
 const REQUESTS = 100;
 /**
  * Below this many calls per request a statement is amortised work: the credential check
- * every CREDENTIAL_CACHE_SECONDS and the rate-limit lease every second per credential
+ * at most every CREDENTIAL_CACHE_SECONDS and the rate-limit lease every ten seconds per credential
  * (both come up about once per credential in a short sample), webhook polling. The
  * baseline has no rate limiter, so the lease is the one expected service-only statement.
  */

@@ -68,7 +68,7 @@ export const APPEND_STREAM_ISSUES = {
        SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::timestamptz[], $8::timestamptz[])`,
 };
 
-/** TypeOrmCredentialRepository.findByClientId (token endpoint, and the revocation check every CREDENTIAL_CACHE_SECONDS). */
+/** TypeOrmCredentialRepository.findByClientId (token endpoint, and the status check at most every CREDENTIAL_CACHE_SECONDS). */
 export const CREDENTIAL = {
   name: 'identity.credential-by-client-id',
   text: `SELECT client_id AS "clientId", partner_id AS "partnerId", secret_hash AS "secretHash", scopes, environment, revoked_at AS "revokedAt"

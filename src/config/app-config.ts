@@ -72,7 +72,10 @@ export class AppConfig {
   readonly logLevel: string;
   /** Delay between publishing a new signing key and signing with it (DECISIONS 3). */
   readonly keyActivationDelaySeconds: number;
-  /** How long a credential's revocation may take to reach every replica's token cache. */
+  /**
+   * How long a credential's status is trusted from memory. A revocation through the service
+   * reaches every replica at commit (NOTIFY); this bounds one made by hand in SQL.
+   */
   readonly credentialCacheSeconds: number;
   /**
    * The platform's key set (`{platform_url}/jwks`), for a reading or kids process deployed
@@ -147,7 +150,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     nodeEnv,
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     keyActivationDelaySeconds: integer(env, 'KEY_ACTIVATION_DELAY_SECONDS', 600, 0, 86400),
-    credentialCacheSeconds: integer(env, 'CREDENTIAL_CACHE_SECONDS', 5, 0, 3600),
+    credentialCacheSeconds: integer(env, 'CREDENTIAL_CACHE_SECONDS', 60, 0, 3600),
     platformJwksUrl: httpUrl(env, 'PLATFORM_JWKS_URL'),
     activityRetentionDays: integer(env, 'ACTIVITY_RETENTION_DAYS', 400, 1, 36_500),
     streamAuditRetentionDays: integer(env, 'STREAM_AUDIT_RETENTION_DAYS', 400, 1, 36_500),

@@ -42,7 +42,6 @@ export async function startTestApp(env: Record<string, string> = {}, databaseUrl
     SERVER_SECRET: TEST_SERVER_SECRET,
     DATA_DIR: mkdtempSync(join(tmpdir(), 'prl-test-data-')),
     KEY_ACTIVATION_DELAY_SECONDS: '0',
-    CREDENTIAL_CACHE_SECONDS: '0',
     WEBHOOK_RETRY_SCHEDULE: '0,0.2,0.4',
     // Tests make bursts of requests with one credential, and of refused ones from one
     // address; the rate-limit tests set their own.
@@ -85,7 +84,6 @@ export function serviceEnvFor(t: TestApp, overrides: Record<string, string> = {}
     SERVER_SECRET: TEST_SERVER_SECRET,
     DATA_DIR: mkdtempSync(join(tmpdir(), 'prl-test-service-')),
     KEY_ACTIVATION_DELAY_SECONDS: '0',
-    CREDENTIAL_CACHE_SECONDS: '0',
     ...GENEROUS_LIMITS,
     ...overrides,
   };

@@ -12,26 +12,29 @@ import type { PgNotifications } from './pg-notifications.js';
  * Coherence rests on one order: LISTEN is in place before the first load, and an entry is
  * dropped by any notification arriving after its load began. A load that read data older
  * than a commit therefore never outlives that commit's notification.
+ *
+ * `maxAgeMs` bounds what no notification announces (a row changed by hand in SQL): an entry
+ * whose load began that long ago is read again on next use. 0 keeps nothing.
  */
 export class NotifiedCache<V> {
-  private readonly entries = new Map<string, Promise<V>>();
+  private readonly entries = new Map<string, { value: Promise<V>; loadedAt: number }>();
   private listening?: Promise<unknown>;
 
   constructor(
     private readonly notifications: PgNotifications,
     private readonly channel: string,
     private readonly load: (key: string) => Promise<V>,
+    private readonly maxAgeMs = Infinity,
   ) {}
 
   get(key: string): Promise<V> {
-    let entry = this.entries.get(key);
-    if (!entry) {
-      entry = this.loadAfterListening(key);
-      this.entries.set(key, entry);
-      // A failed load is not kept: the next read tries again.
-      entry.catch(() => this.entries.get(key) === entry && this.entries.delete(key));
-    }
-    return entry;
+    const entry = this.entries.get(key);
+    if (entry && (this.maxAgeMs === Infinity || Date.now() - entry.loadedAt < this.maxAgeMs)) return entry.value;
+    const loaded = { value: this.loadAfterListening(key), loadedAt: Date.now() };
+    this.entries.set(key, loaded);
+    // A failed load is not kept: the next read tries again.
+    loaded.value.catch(() => this.entries.get(key) === loaded && this.entries.delete(key));
+    return loaded.value;
   }
 
   /** Drops a key (every key when none is given); the next read loads it again. */

@@ -1,6 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { AppConfig } from '../../../config/app-config.js';
 import { ServerSecrets } from '../../../shared/crypto/server-secrets.js';
 import type { Environment } from '../../../shared/tenancy/tenant.js';
 import { CredentialRepository, type CredentialRecord } from '../domain/credential.repository.js';
@@ -17,22 +16,13 @@ export interface IssuedCredential {
 
 export class UnknownPartnerError extends Error {}
 
-/**
- * Partners and their credentials (DECISIONS 2), and the revocation status that token
- * verification consults, cached for CREDENTIAL_CACHE_SECONDS.
- */
+/** Partners and their credentials (DECISIONS 2), and the revocation status that token verification consults. */
 @Injectable()
 export class PartnerCredentialsService {
-  private readonly activeCache = new Map<string, { active: boolean; checkedAt: number }>();
-  private readonly cacheMs: number;
-
   constructor(
     private readonly credentials: CredentialRepository,
     private readonly secrets: ServerSecrets,
-    @Inject(AppConfig) config: AppConfig,
-  ) {
-    this.cacheMs = config.credentialCacheSeconds * 1000;
-  }
+  ) {}
 
   async createPartner(name: string, scopes: Scope[] = [...SCOPES], environment: Environment = 'live'): Promise<IssuedCredential> {
     const partnerId = await this.credentials.createPartner(name);
@@ -53,10 +43,8 @@ export class PartnerCredentialsService {
     return { partner_id: partnerId, client_id: clientId, client_secret: clientSecret, scopes, environment };
   }
 
-  async revoke(clientId: string): Promise<boolean> {
-    const found = await this.credentials.revoke(clientId, new Date());
-    this.activeCache.delete(clientId);
-    return found;
+  revoke(clientId: string): Promise<boolean> {
+    return this.credentials.revoke(clientId, new Date());
   }
 
   /** The credential, if the id exists, is not revoked and the secret matches. */
@@ -66,15 +54,7 @@ export class PartnerCredentialsService {
     return this.secrets.secretMatches(clientSecret, credential.secretHash) ? credential : null;
   }
 
-  async isActive(clientId: string): Promise<boolean> {
-    const cached = this.activeCache.get(clientId);
-    if (cached && Date.now() - cached.checkedAt < this.cacheMs) return cached.active;
-    const credential = await this.credentials.findByClientId(clientId);
-    const active = !!credential && !credential.revokedAt;
-    if (this.cacheMs > 0) {
-      if (this.activeCache.size > 100_000) this.activeCache.clear();
-      this.activeCache.set(clientId, { active, checkedAt: Date.now() });
-    }
-    return active;
+  isActive(clientId: string): Promise<boolean> {
+    return this.credentials.isActive(clientId);
   }
 }

@@ -16,6 +16,11 @@ export abstract class CredentialRepository {
   abstract partnerExists(partnerId: string): Promise<boolean>;
   abstract insert(credential: Omit<CredentialRecord, 'revokedAt'>): Promise<void>;
   abstract findByClientId(clientId: string): Promise<CredentialRecord | null>;
-  /** Returns false when no such credential exists. */
+  /**
+   * Whether the credential exists and is not revoked: read on every authenticated request,
+   * so it may answer from memory, provided a revocation reaches every process at once.
+   */
+  abstract isActive(clientId: string): Promise<boolean>;
+  /** Returns false when no such credential exists; every process sees the revocation at commit. */
   abstract revoke(clientId: string, at: Date): Promise<boolean>;
 }

@@ -1,12 +1,38 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { AppConfig } from '../../../config/app-config.js';
 import { Db } from '../../../shared/persistence/db.js';
+import { NotifiedCache } from '../../../shared/persistence/notified-cache.js';
+import { PgNotifications } from '../../../shared/persistence/pg-notifications.js';
 import { CredentialRepository, type CredentialRecord } from '../domain/credential.repository.js';
 import { CredentialEntity, PartnerEntity } from './identity.entities.js';
 
+/** Carries the client id of a credential whose status changed, sent in the change's transaction. */
+const CREDENTIAL_CHANNEL = 'credential_changed';
+
 @Injectable()
 export class TypeOrmCredentialRepository extends CredentialRepository {
-  constructor(private readonly db: Db) {
+  /**
+   * Whether each credential may still be used, consulted on every authenticated request:
+   * kept in memory, dropped on every replica when a revocation commits (ADR 0113), and read
+   * again after CREDENTIAL_CACHE_SECONDS in case it was changed without a notification.
+   */
+  private readonly statuses: NotifiedCache<boolean>;
+
+  constructor(
+    private readonly db: Db,
+    notifications: PgNotifications,
+    @Inject(AppConfig) config: AppConfig,
+  ) {
     super();
+    this.statuses = new NotifiedCache(
+      notifications,
+      CREDENTIAL_CHANNEL,
+      async (clientId) => {
+        const credential = await this.findByClientId(clientId);
+        return !!credential && !credential.revokedAt;
+      },
+      config.credentialCacheSeconds * 1000,
+    );
   }
 
   async createPartner(name: string): Promise<string> {
@@ -33,11 +59,19 @@ export class TypeOrmCredentialRepository extends CredentialRepository {
     return row ?? null;
   }
 
+  isActive(clientId: string): Promise<boolean> {
+    return this.statuses.get(clientId);
+  }
+
   async revoke(clientId: string, at: Date): Promise<boolean> {
+    // The notification leaves at commit, so no replica drops the status before the row changed.
     const rows = await this.db.query<{ client_id: string }>(
-      `UPDATE credentials SET revoked_at = COALESCE(revoked_at, $2) WHERE client_id = $1 RETURNING client_id`,
+      `WITH revoked AS (UPDATE credentials SET revoked_at = COALESCE(revoked_at, $2) WHERE client_id = $1 RETURNING client_id)
+       SELECT client_id, pg_notify('${CREDENTIAL_CHANNEL}', client_id) FROM revoked`,
       [clientId, at],
     );
+    // This process refuses at once, without waiting for its own notification to come back.
+    this.statuses.invalidate(clientId);
     return rows.length > 0;
   }
 }
