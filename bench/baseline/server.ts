@@ -279,7 +279,7 @@ app.put('/v1/subscribers/:id/playback-position', async (request) => {
   const novel = publishedNovel(id);
   if (chapter > novel.totalChapters) throw invalid(`chapter_id "${chapterId}" names no chapter of novel "${id}": it has ${novel.totalChapters}.`);
   const now = Date.now();
-  const [row] = await prepared(sql.UPSERT_LISTENING_IF_RELEASED, [
+  const parameters = [
     ...subscriberParameters(principal.partnerId, subscriber),
     id,
     chapter,
@@ -287,7 +287,9 @@ app.put('/v1/subscribers/:id/playback-position', async (request) => {
     new Date(now),
     new Date(releaseCutoff(chapter, false, now)),
     new Date(releaseCutoff(chapter, true, now)),
-  ]);
+  ];
+  let [row] = await prepared(sql.UPSERT_POSITION_IF_LISTENING_RECORDED, parameters);
+  if (row.chapter_number === null && row.released) [row] = await prepared(sql.UPSERT_LISTENING_IF_RELEASED, parameters);
   if (row.chapter_number === null) {
     const reader = readerOf(row);
     throw invalid(notReleased(id, chapter, chapterRelease(reader.progress, chapter, reader.earlyAccess, now)));

@@ -37,26 +37,49 @@ export const POSITION_WITH_READER = {
     LEFT JOIN playback_positions pp ON pp.partner_id = $1 AND pp.environment = $2 AND pp.subscriber_id = $3 AND pp.novel_id = $7`,
 };
 
-/** TypeOrmPlaybackPositionRepository.upsertListeningIfReleased. */
-export const UPSERT_LISTENING_IF_RELEASED = {
-  name: 'playback.upsert-listening-if-released',
-  text: `WITH reader AS (${PROGRESS_WITH_FEATURES} AND p.novel_id = $7
+/** The fragments TypeOrmPlaybackPositionRepository's two PUT statements share. */
+const READER_AND_RELEASE = `reader AS (${PROGRESS_WITH_FEATURES} AND p.novel_id = $7
   ), released AS (
     SELECT FROM reader
      WHERE "finishedAt" IS NOT NULL OR "startedAt" < CASE WHEN "earlyAccess" THEN $12::timestamptz ELSE $11::timestamptz END
-  ), stored AS (
-    INSERT INTO playback_positions (partner_id, environment, subscriber_id, novel_id, chapter_number, position_seconds, updated_at)
-    SELECT $1::uuid, $2::text, $3::text, $7::text, $8::integer, $9::integer, $10::timestamptz FROM released
-    ON CONFLICT (partner_id, environment, subscriber_id, novel_id) DO UPDATE
+  )`;
+const STORE_POSITION = `INSERT INTO playback_positions (partner_id, environment, subscriber_id, novel_id, chapter_number, position_seconds, updated_at)
+    SELECT $1::uuid, $2::text, $3::text, $7::text, $8::integer, $9::integer, $10::timestamptz FROM released`;
+const REPLACE_STORED = `ON CONFLICT (partner_id, environment, subscriber_id, novel_id) DO UPDATE
       SET chapter_number = EXCLUDED.chapter_number, position_seconds = EXCLUDED.position_seconds, updated_at = EXCLUDED.updated_at
-    RETURNING chapter_number, position_seconds, updated_at
+    RETURNING chapter_number, position_seconds, updated_at`;
+const ADVANCE_CURRENT_CHAPTER = `UPDATE novel_progress SET current_chapter = $8
+     WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND novel_id = $7 AND current_chapter < $8
+       AND (SELECT "currentChapter" FROM reader) < $8`;
+
+/** TypeOrmPlaybackPositionRepository.upsertListeningIfReleased: the usual save. */
+export const UPSERT_POSITION_IF_LISTENING_RECORDED = {
+  name: 'playback.upsert-position-if-listening-recorded',
+  text: `WITH ${READER_AND_RELEASE}, recorded AS (
+    SELECT FROM reading_chapter_days
+     WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND novel_id = $7 AND chapter_number = $8
+       AND day = ($10::timestamptz AT TIME ZONE 'UTC')::date
+  ), stored AS (
+    ${STORE_POSITION} WHERE EXISTS (SELECT FROM recorded)
+    ${REPLACE_STORED}
+  ), advanced AS (
+    ${ADVANCE_CURRENT_CHAPTER} AND EXISTS (SELECT FROM released) AND EXISTS (SELECT FROM recorded)
+  )
+  SELECT s.chapter_number, s.position_seconds, s.updated_at, r.*, EXISTS (SELECT FROM released) AS released
+    FROM reader r LEFT JOIN stored s ON true`,
+};
+
+/** TypeOrmPlaybackPositionRepository.upsertListeningIfReleased: the first save of a chapter on a UTC day. */
+export const UPSERT_LISTENING_IF_RELEASED = {
+  name: 'playback.upsert-listening-if-released',
+  text: `WITH ${READER_AND_RELEASE}, stored AS (
+    ${STORE_POSITION}
+    ${REPLACE_STORED}
   ), listened AS (
     INSERT INTO reading_activity (partner_id, environment, subscriber_id, novel_id, chapter_number, kind, occurred_at)
     SELECT $1::uuid, $2::text, $3::text, $7::text, $8::integer, 'audio', $10::timestamptz FROM released
   ), advanced AS (
-    UPDATE novel_progress SET current_chapter = $8
-     WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND novel_id = $7 AND current_chapter < $8
-       AND EXISTS (SELECT FROM released)
+    ${ADVANCE_CURRENT_CHAPTER} AND EXISTS (SELECT FROM released)
   )
   SELECT s.chapter_number, s.position_seconds, s.updated_at, r.* FROM reader r LEFT JOIN stored s ON true`,
 };

@@ -64,14 +64,28 @@ describe('PUT and GET /subscribers/{id}/playback-position', () => {
     expect(rows).toEqual([{ chapter_number: 3, position_seconds: 0 }]);
   });
 
-  it('records listening activity and moves current_chapter forward, never backwards', async () => {
+  it('records listening activity once per chapter and UTC day, and moves current_chapter forward, never backwards', async () => {
     await listener('p-3', TEN_DAYS_AGO());
     await put('p-3', position(3, 5));
     await put('p-3', position(2, 5));
+    // Later saves of a chapter already recorded today store the position and add no row.
+    await put('p-3', position(2, 15));
+    await put('p-3', position(3, 25));
     const activity = await db.query(`SELECT chapter_number, kind FROM reading_activity WHERE partner_id = $1 AND subscriber_id = 'p-3' ORDER BY occurred_at`, [a.partnerId]);
     expect(activity).toEqual([{ chapter_number: 3, kind: 'audio' }, { chapter_number: 2, kind: 'audio' }]);
+    expect((await get('p-3')).json()).toMatchObject({ chapter_id: 'listen-novel-ch3', position_seconds: 25 });
     const progress = (await a.call('GET', '/subscriber/p-3/reading-progress')).json();
     expect(progress.novels[0].current_chapter).toBe(3);
+  });
+
+  it('records the listening of a chapter again on a new UTC day', async () => {
+    await listener('p-days', TEN_DAYS_AGO());
+    await put('p-days', position(2, 5));
+    // As if the first save had been yesterday: its day's rollup row is all that says it was recorded.
+    await db.query(`UPDATE reading_chapter_days SET day = day - 1 WHERE partner_id = $1 AND subscriber_id = 'p-days'`, [a.partnerId]);
+    await put('p-days', position(2, 15));
+    const [{ count }] = await db.query(`SELECT count(*)::int AS count FROM reading_activity WHERE partner_id = $1 AND subscriber_id = 'p-days'`, [a.partnerId]);
+    expect(count).toBe(2);
   });
 
   it('leaves one row holding one of the written values after 20 parallel writes, and GET returns it', async () => {
@@ -150,14 +164,22 @@ describe('PUT and GET /subscribers/{id}/playback-position', () => {
     expect(response.json().error_description).toContain(field);
   });
 
-  it('reads a position in one statement and writes one in one, without a transaction of its own', async () => {
+  it('reads a position in one statement and writes one in one, without a transaction of its own; the first save of a chapter on a day in two', async () => {
     await listener('p-sql', TEN_DAYS_AGO());
-    const written = await statementsDuring(t, () => put('p-sql', position(2, 30)), { keepTransactions: true });
-    // One statement reads the progress and the plan, tests the drip and writes the upsert,
-    // the activity row and current_chapter: the novel comes from memory.
+    const first = await statementsDuring(t, () => put('p-sql', position(2, 30)), { keepTransactions: true });
+    // The usual save's statement finds the listening not yet recorded today and writes
+    // nothing; one statement then reads the progress and the plan again, tests the drip
+    // and writes the upsert, the activity row and current_chapter.
+    expect(first).toHaveLength(2);
+    expect(first[0]).not.toMatch(/reading_activity/);
+    expect(first[1]).toMatch(/INSERT INTO playback_positions[\s\S]*INSERT INTO reading_activity[\s\S]*UPDATE novel_progress/);
+    // The usual save: one statement, which names no table with a trigger or partitions.
+    const written = await statementsDuring(t, () => put('p-sql', position(2, 40)), { keepTransactions: true });
     expect(written).toHaveLength(1);
-    expect(written.filter((sql) => CATALOG_TABLES.test(sql))).toEqual([]);
-    expect(written.at(-1)).toMatch(/INSERT INTO playback_positions[\s\S]*INSERT INTO reading_activity[\s\S]*UPDATE novel_progress/);
+    expect(written[0]).toMatch(/INSERT INTO playback_positions[\s\S]*UPDATE novel_progress/);
+    expect(written[0]).not.toMatch(/reading_activity/);
+    // The novel comes from memory.
+    expect([...first, ...written].filter((sql) => CATALOG_TABLES.test(sql))).toEqual([]);
     // The position beside the progress and features that say whether its chapter is still released.
     const read = await statementsDuring(t, () => get('p-sql'));
     expect(read).toHaveLength(1);

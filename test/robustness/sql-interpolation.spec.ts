@@ -63,8 +63,20 @@ const REVIEWED: Record<string, string[]> = {
   'src/modules/reading/infrastructure/typeorm-reading-progress.repository.ts': ['PROGRESS_SELECT'],
   // The entitlements module's constant query of a subscriber's features, joined to the progress (ADR 0083).
   'src/modules/reading/infrastructure/progress-with-features.sql.ts': ['SUBSCRIBER_FEATURES_SQL'],
-  // Reading's constant query of a subscriber's progress and features, embedded in playback's statements.
-  'src/modules/playback/infrastructure/typeorm-playback-position.repository.ts': ['PROGRESS_WITH_FEATURES_SQL', 'PROGRESS_WITH_FEATURES_SQL'],
+  // Reading's constant query of a subscriber's progress and features, embedded in playback's
+  // statements, and the constant fragments the PUT's two statements share.
+  'src/modules/playback/infrastructure/typeorm-playback-position.repository.ts': [
+    'PROGRESS_WITH_FEATURES_SQL',
+    'READER_AND_RELEASE',
+    'STORE_POSITION',
+    'REPLACE_STORED',
+    'ADVANCE_CURRENT_CHAPTER',
+    'READER_AND_RELEASE',
+    'STORE_POSITION',
+    'REPLACE_STORED',
+    'ADVANCE_CURRENT_CHAPTER',
+    'PROGRESS_WITH_FEATURES_SQL',
+  ],
   // A fixed SQL fragment naming a table alias.
   'src/modules/webhooks/infrastructure/typeorm-webhook-delivery.repository.ts': ["LEASE_IS_LIVE('l')", "LEASE_IS_LIVE('webhook_deliveries')"],
   // A fixed SQL expression, written once because it is used twice.

@@ -67,8 +67,8 @@ export class TypeOrmCredentialRepository extends CredentialRepository {
     // The notification leaves at commit, so no replica drops the status before the row changed.
     const rows = await this.db.query<{ client_id: string }>(
       `WITH revoked AS (UPDATE credentials SET revoked_at = COALESCE(revoked_at, $2) WHERE client_id = $1 RETURNING client_id)
-       SELECT client_id, pg_notify('${CREDENTIAL_CHANNEL}', client_id) FROM revoked`,
-      [clientId, at],
+       SELECT client_id, pg_notify($3, client_id) FROM revoked`,
+      [clientId, at, CREDENTIAL_CHANNEL],
     );
     // This process refuses at once, without waiting for its own notification to come back.
     this.statuses.invalidate(clientId);

@@ -31,9 +31,9 @@ export class PlaybackService implements OnModuleInit {
   }
 
   /**
-   * Stores the position (last write wins) and, in the same statement, records listening
-   * activity and moves current_chapter forward: one statement, which also checks that the
-   * chapter is released (the drip as a condition on the start it reads).
+   * Stores the position (last write wins), records listening activity and moves
+   * current_chapter forward, atomically, with the check that the chapter is released (the
+   * drip as a condition on the start the statement reads): one statement for the usual save.
    */
   async write(tenant: Tenant, subscriberId: string, write: PlaybackWrite): Promise<PlaybackPosition> {
     const chapterNumber = chapterNumberOf(write.novelId, write.chapterId);

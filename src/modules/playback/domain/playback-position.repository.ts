@@ -13,8 +13,9 @@ export abstract class PlaybackPositionRepository {
    * If the position's chapter is released for the subscriber (`released`, tested against
    * the progress and the plan the statement itself reads), inserts or replaces the
    * subscriber's position in the novel (one row whatever the concurrency), records the
-   * listening as reading activity and moves the novel's current chapter forward: one
-   * statement, atomic. Otherwise writes nothing and answers no position.
+   * listening as reading activity unless the subscriber's listening to that chapter is
+   * already recorded for the write's UTC day, and moves the novel's current chapter
+   * forward: all of it or nothing. Otherwise writes nothing and answers no position.
    */
   abstract upsertListeningIfReleased(tenant: Tenant, subscriberId: string, position: PlaybackPosition, released: ReleaseCondition): Promise<PositionWithReader>;
   /** The stored position with the subscriber's progress and features: one statement. */
