@@ -2,12 +2,11 @@ import { DataSource } from 'typeorm';
 import { EntitlementsService } from '../../src/modules/entitlements/index.js';
 import { importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
 import { partnerClient, type PartnerClient } from '../fixtures/partner-client.js';
+import { msUntil, REPLICA_DEADLINE_MS } from '../support/replicas.js';
 import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
 
 /** Replicas keep the catalog and plan mappings in memory, and must agree within 1 s of a change. */
 const COHERENCE_MS = 1_000;
-/** The deadline the tests poll to: the promise, with slack for a loaded test machine. */
-const DEADLINE_MS = 1_500;
 
 let first: TestApp;
 let second: TestApp;
@@ -30,22 +29,12 @@ const novelIds = async (app: TestApp) => (await get(app, '/v1/novels?page_size=1
 const cutListeningConnections = () =>
   first.app.get(DataSource).query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'partner-reading-listening-api:listen'`);
 
-/** Polls until `check` holds, and answers how long it took; fails after `deadlineMs`. */
-async function msUntil(check: () => Promise<boolean>, deadlineMs = DEADLINE_MS): Promise<number> {
-  const start = performance.now();
-  while (!(await check())) {
-    if (performance.now() - start > deadlineMs) throw new Error(`not seen within ${deadlineMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return performance.now() - start;
-}
-
 describe('catalog read through another replica', () => {
   it('shows a novel imported through one replica on the other within a second', async () => {
     // The second replica has its catalog in memory already.
     expect(await novelIds(second)).toEqual(['already-there']);
     await importCatalog(first, manifest([manifestNovel('already-there'), manifestNovel('imported-elsewhere', { chapters: 2 })]));
-    expect(await msUntil(async () => (await novelIds(second)).includes('imported-elsewhere'))).toBeLessThan(DEADLINE_MS);
+    expect(await msUntil(async () => (await novelIds(second)).includes('imported-elsewhere'))).toBeLessThan(REPLICA_DEADLINE_MS);
     expect((await get(second, '/v1/novels/imported-elsewhere/chapters')).json().chapters).toHaveLength(2);
   });
 
