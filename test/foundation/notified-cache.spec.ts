@@ -85,6 +85,18 @@ describe('NotifiedCache', () => {
     expect(await again).toEqual(['live@3', 'sandbox@4']);
   });
 
+  it('reads a key again once its entry is older than maxAgeMs, for changes no notification announces; 0 keeps nothing', async () => {
+    const channel = new Channel();
+    let loads = 0;
+    const aged = new NotifiedCache(channel.asNotifications(), 'changes', async (key) => `${key}@${++loads}`, 50);
+    expect(await aged.get('live')).toBe('live@1');
+    expect(await aged.get('live')).toBe('live@1');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(await aged.get('live')).toBe('live@2');
+    const uncached = new NotifiedCache(channel.asNotifications(), 'changes', async (key) => `${key}@${++loads}`, 0);
+    expect([await uncached.get('live'), await uncached.get('live')]).toEqual(['live@3', 'live@4']);
+  });
+
   it('does not keep a failed load', async () => {
     const channel = new Channel();
     let fail = true;

@@ -72,7 +72,16 @@ export interface NovelQuery {
   pageSize: number;
 }
 
+/**
+ * One page of the catalog. A page is a value of the catalog it came from: the same query may
+ * be answered with the same page object until the catalog changes, so callers must not
+ * change it, and may keep what they derive from it under it (a WeakMap).
+ */
 export interface NovelPage {
-  novels: Novel[];
-  total: number;
+  readonly novels: readonly Novel[];
+  /** Novels matching the query's filters, over all pages. */
+  readonly total: number;
+  /** The page number and size asked for. */
+  readonly page: number;
+  readonly pageSize: number;
 }

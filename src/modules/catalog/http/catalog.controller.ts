@@ -5,7 +5,7 @@ import { readingPaths } from '../../../shared/http/surfaces.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentTenant, RequireScopes } from '../../identity/index.js';
 import { CatalogService } from '../application/catalog.service.js';
-import { catalogEntryJson, CategoryListDto, categoryDto, NovelPageDto, NovelQueryDto } from './catalog.dto.js';
+import { categoryListBody, CategoryListDto, NovelPageDto, novelPageBody, NovelQueryDto } from './catalog.dto.js';
 
 @ApiTags('Catalog')
 @Controller(readingPaths())
@@ -16,8 +16,9 @@ export class CatalogController {
   @RequireScopes()
   @ApiOperation({ summary: 'Category list, ordered by sort_order', description: 'Any valid token.' })
   @ApiOkResponse({ type: CategoryListDto })
-  async categories(@CurrentTenant() tenant: Tenant): Promise<CategoryListDto> {
-    return { data: (await this.catalog.categories(tenant.environment)).map(categoryDto) };
+  @Header('content-type', 'application/json; charset=utf-8')
+  async categories(@CurrentTenant() tenant: Tenant): Promise<Buffer> {
+    return categoryListBody(await this.catalog.categories(tenant.environment));
   }
 
   @Get('novels')
@@ -26,16 +27,14 @@ export class CatalogController {
   @ApiOkResponse({ type: NovelPageDto })
   @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: a filter or paging parameter is malformed or out of range, or unknown' })
   @Header('content-type', 'application/json; charset=utf-8')
-  async novels(@CurrentTenant() tenant: Tenant, @Query() query: NovelQueryDto): Promise<string> {
-    const { novels, total } = await this.catalog.findNovels(tenant.environment, {
+  async novels(@CurrentTenant() tenant: Tenant, @Query() query: NovelQueryDto): Promise<Buffer> {
+    const page = await this.catalog.findNovels(tenant.environment, {
       categoryId: query.category_id,
       tag: query.tag,
       hasAudio: query.has_audio,
       page: query.page,
       pageSize: query.page_size,
     });
-    // A NovelPageDto, written from each entry's JSON made once per catalog snapshot: the
-    // page is the hottest catalog read and its entries the bulk of its bytes.
-    return `{"data":[${novels.map(catalogEntryJson).join(',')}],"page":${query.page},"page_size":${query.page_size},"total":${total}}`;
+    return novelPageBody(page);
   }
 }

@@ -3,7 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, Length, Max, Min } from 'class-validator';
 import { IsNovelId } from '../../../shared/http/identifiers.js';
 import { IntegerQueryParam } from '../../../shared/http/validation.js';
-import type { Category, Novel } from '../domain/catalog.js';
+import type { Category, Novel, NovelPage } from '../domain/catalog.js';
 
 export class CategoryDto {
   @ApiProperty({ description: 'Slug; the category_id filter of GET /novels.', example: 'romance' }) id: string;
@@ -77,6 +77,18 @@ export class NovelPageDto {
 
 export const categoryDto = (category: Category): CategoryDto => ({ id: category.id, name: category.name, sort_order: category.sortOrder });
 
+const categoryListBodies = new WeakMap<readonly Category[], Buffer>();
+
+/** A CategoryListDto as the bytes of its JSON, made once per catalog snapshot's category list (see novelPageBody). */
+export function categoryListBody(categories: readonly Category[]): Buffer {
+  let body = categoryListBodies.get(categories);
+  if (body === undefined) {
+    body = Buffer.from(JSON.stringify({ data: categories.map(categoryDto) } satisfies CategoryListDto));
+    categoryListBodies.set(categories, body);
+  }
+  return body;
+}
+
 const entryJson = new WeakMap<Novel, string>();
 
 /**
@@ -91,6 +103,22 @@ export function catalogEntryJson(novel: Novel): string {
     entryJson.set(novel, json);
   }
   return json;
+}
+
+const pageBodies = new WeakMap<NovelPage, Buffer>();
+
+/**
+ * A NovelPageDto as the bytes of its JSON, made once per page object: the catalog page is
+ * the hottest catalog read and its entries the bulk of its bytes, and the catalog answers
+ * the same query with the same page object until it changes (NovelPage).
+ */
+export function novelPageBody(page: NovelPage): Buffer {
+  let body = pageBodies.get(page);
+  if (body === undefined) {
+    body = Buffer.from(`{"data":[${page.novels.map(catalogEntryJson).join(',')}],"page":${page.page},"page_size":${page.pageSize},"total":${page.total}}`);
+    pageBodies.set(page, body);
+  }
+  return body;
 }
 
 export const catalogEntryDto = (novel: Novel): CatalogEntryDto => ({

@@ -15,6 +15,18 @@ interface CachedChapters {
 const NO_CHAPTERS: CachedChapters = { summaries: [], narrations: [] };
 
 /**
+ * Catalog pages a snapshot keeps, the most recently asked for: the first pages of the
+ * catalog are read far more than the rest, and every page of a hostile crawl (each page
+ * size, filter and page number) must not be kept: 256 pages of 100 entries are about 150 KB
+ * here, and their JSON, kept beside them by the HTTP layer, about 15 MB.
+ */
+const PAGES_KEPT = 256;
+
+/** A query as a map key: the category id's length keeps it from running into the tag. */
+const pageKey = (q: NovelQuery) =>
+  `${q.page} ${q.pageSize} ${q.hasAudio} ${q.categoryId === undefined ? '' : `${q.categoryId.length}:${q.categoryId}`} ${q.tag === undefined ? '' : `:${q.tag}`}`;
+
+/**
  * One environment's published catalog in memory: categories, novels, chapter metadata and
  * endings. Removed novels are not loaded, so nothing here can serve one. Orders are the
  * database's (ORDER BY at load), so collation-sensitive sorts (titles) match the SQL ones.
@@ -22,6 +34,8 @@ const NO_CHAPTERS: CachedChapters = { summaries: [], narrations: [] };
  */
 export class CatalogSnapshot {
   private readonly novelsById: Map<string, Novel>;
+  /** Pages by query, least recently asked for first. */
+  private readonly pages = new Map<string, NovelPage>();
 
   constructor(
     readonly categories: Category[],
@@ -37,7 +51,21 @@ export class CatalogSnapshot {
     return this.novelsById.get(id) ?? null;
   }
 
+  /** The page asked for, the same object for the same query while the snapshot lasts. */
   findNovels(query: NovelQuery): NovelPage {
+    const key = pageKey(query);
+    let page = this.pages.get(key);
+    if (page) {
+      this.pages.delete(key);
+    } else {
+      page = this.pageOf(query);
+      if (this.pages.size >= PAGES_KEPT) this.pages.delete(this.pages.keys().next().value!);
+    }
+    this.pages.set(key, page);
+    return page;
+  }
+
+  private pageOf(query: NovelQuery): NovelPage {
     const unfiltered = query.categoryId === undefined && query.tag === undefined && query.hasAudio === undefined;
     const matching = unfiltered ? this.novels : this.novels.filter(
       (n) =>
@@ -46,7 +74,7 @@ export class CatalogSnapshot {
         (query.hasAudio === undefined || n.hasAudio === query.hasAudio),
     );
     const start = (query.page - 1) * query.pageSize;
-    return { novels: matching.slice(start, start + query.pageSize), total: matching.length };
+    return { novels: matching.slice(start, start + query.pageSize), total: matching.length, page: query.page, pageSize: query.pageSize };
   }
 
   chapters(novelId: string): ChapterSummary[] {
