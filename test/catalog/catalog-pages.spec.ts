@@ -1,5 +1,5 @@
 import type { Novel, NovelQuery } from '../../src/modules/catalog/domain/catalog.js';
-import { novelPageBody } from '../../src/modules/catalog/http/catalog.dto.js';
+import { novelPageJson } from '../../src/modules/catalog/http/catalog.dto.js';
 import { CatalogSnapshot } from '../../src/modules/catalog/infrastructure/catalog-snapshot.js';
 
 const novel = (id: string, categoryId: string, tags: string[]): Novel => ({
@@ -26,8 +26,8 @@ describe('catalog pages of a snapshot', () => {
     const catalog = snapshot();
     const page = catalog.findNovels(query({ pageSize: 2 }));
     expect(catalog.findNovels(query({ pageSize: 2 }))).toBe(page);
-    expect(novelPageBody(page)).toBe(novelPageBody(page));
-    expect(JSON.parse(novelPageBody(page).toString('utf8'))).toEqual({
+    expect(novelPageJson(page)).toBe(novelPageJson(page));
+    expect(JSON.parse(novelPageJson(page))).toEqual({
       data: [expect.objectContaining({ id: 'n1a', category_id: 'a b', tags: ['c'] }), expect.objectContaining({ id: 'n2' })],
       page: 1,
       page_size: 2,

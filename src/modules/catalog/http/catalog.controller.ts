@@ -5,7 +5,7 @@ import { readingPaths } from '../../../shared/http/surfaces.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentTenant, RequireScopes } from '../../identity/index.js';
 import { CatalogService } from '../application/catalog.service.js';
-import { categoryListBody, CategoryListDto, NovelPageDto, novelPageBody, NovelQueryDto } from './catalog.dto.js';
+import { categoryListJson, CategoryListDto, NovelPageDto, novelPageJson, NovelQueryDto } from './catalog.dto.js';
 
 @ApiTags('Catalog')
 @Controller(readingPaths())
@@ -17,8 +17,8 @@ export class CatalogController {
   @ApiOperation({ summary: 'Category list, ordered by sort_order', description: 'Any valid token.' })
   @ApiOkResponse({ type: CategoryListDto })
   @Header('content-type', 'application/json; charset=utf-8')
-  async categories(@CurrentTenant() tenant: Tenant): Promise<Buffer> {
-    return categoryListBody(await this.catalog.categories(tenant.environment));
+  async categories(@CurrentTenant() tenant: Tenant): Promise<string> {
+    return categoryListJson(await this.catalog.categories(tenant.environment));
   }
 
   @Get('novels')
@@ -27,7 +27,7 @@ export class CatalogController {
   @ApiOkResponse({ type: NovelPageDto })
   @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: a filter or paging parameter is malformed or out of range, or unknown' })
   @Header('content-type', 'application/json; charset=utf-8')
-  async novels(@CurrentTenant() tenant: Tenant, @Query() query: NovelQueryDto): Promise<Buffer> {
+  async novels(@CurrentTenant() tenant: Tenant, @Query() query: NovelQueryDto): Promise<string> {
     const page = await this.catalog.findNovels(tenant.environment, {
       categoryId: query.category_id,
       tag: query.tag,
@@ -35,6 +35,6 @@ export class CatalogController {
       page: query.page,
       pageSize: query.page_size,
     });
-    return novelPageBody(page);
+    return novelPageJson(page);
   }
 }

@@ -7,7 +7,7 @@ import { readingPaths } from '../../../shared/http/surfaces.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentTenant, RequireScopes } from '../../identity/index.js';
 import { ChapterReadingService } from '../application/chapter-reading.service.js';
-import { ChapterContentDto, chapterContentDto, ChapterListingDto, chapterListingBody, OptionalSubscriberQueryDto, SubscriberQueryDto } from './reading.dto.js';
+import { ChapterContentDto, chapterContentDto, ChapterListingDto, chapterListingJson, OptionalSubscriberQueryDto, SubscriberQueryDto } from './reading.dto.js';
 
 const novelId = () => Param('id', novelIdPipe());
 const NOVEL_NOT_FOUND = { type: ErrorBodyDto, description: 'invalid_request: novel does not exist or was removed' };
@@ -27,8 +27,8 @@ export class NovelReadingController {
   @ApiBadRequestResponse({ type: ErrorBodyDto })
   @ApiNotFoundResponse(NOVEL_NOT_FOUND)
   @Header('content-type', 'application/json; charset=utf-8')
-  async listing(@CurrentTenant() tenant: Tenant, @novelId() id: string, @Query() query: OptionalSubscriberQueryDto): Promise<Buffer> {
-    return chapterListingBody(await this.chapters.listing(tenant, id, query.subscriber_id));
+  async listing(@CurrentTenant() tenant: Tenant, @novelId() id: string, @Query() query: OptionalSubscriberQueryDto): Promise<string> {
+    return chapterListingJson(await this.chapters.listing(tenant, id, query.subscriber_id));
   }
 
   @Get('chapters/:chapterNumber/content')

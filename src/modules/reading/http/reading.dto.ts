@@ -104,30 +104,28 @@ export const chapterListingDto = ({ novel, chapters, releases }: ChapterListing)
   })),
 });
 
-const anonymousListingBodies = new WeakMap<ChapterListing['chapters'], Buffer>();
+const anonymousListingJson = new WeakMap<ChapterListing['chapters'], string>();
 /** Each chapter's entry up to its release fields, without the closing brace, by catalog chapter. */
 const entryOpenings = new WeakMap<ChapterSummary, string>();
 
 /**
- * The chapter list as the bytes of its JSON, JSON.stringify(chapterListingDto(listing)), made
- * cheaply. Without a subscriber it depends on the catalog only, so it is made once per novel
- * and catalog snapshot: the catalog hands out the same chapters array (and chapter objects)
- * until the catalog changes, then new ones (ADR 0105), so cached bytes are never older than
- * the chapters they came from. With one, each entry's editorial part is cached the same way
- * and only the release fields are written per request.
+ * The chapter list as JSON: JSON.stringify(chapterListingDto(listing)), made cheaply. Without a
+ * subscriber it depends on the catalog only, so it is made once per novel and catalog
+ * snapshot: the catalog hands out the same chapters array (and chapter objects) until the
+ * catalog changes, then new ones (ADR 0105), so cached text is never older than the
+ * chapters it came from. With one, each entry's editorial part is cached the same way and
+ * only the release fields are written per request.
  */
-export function chapterListingBody(listing: ChapterListing): Buffer {
-  const { chapters, releases } = listing;
-  if (releases) return Buffer.from(releaseListingJson(listing, releases));
-  let body = anonymousListingBodies.get(chapters);
-  if (body === undefined) {
-    body = Buffer.from(JSON.stringify(chapterListingDto(listing)));
-    anonymousListingBodies.set(chapters, body);
+export function chapterListingJson(listing: ChapterListing): string {
+  const { novel, chapters, releases } = listing;
+  if (!releases) {
+    let json = anonymousListingJson.get(chapters);
+    if (json === undefined) {
+      json = JSON.stringify(chapterListingDto(listing));
+      anonymousListingJson.set(chapters, json);
+    }
+    return json;
   }
-  return body;
-}
-
-function releaseListingJson({ novel, chapters }: ChapterListing, releases: NonNullable<ChapterListing['releases']>): string {
   const entries = chapters.map((chapter, i) => {
     const release = releases[i];
     return `${entryOpening(chapter)},"status":"${chapterStatus(release)}"${release.unlocksAt ? `,"unlocks_at":"${isoString(release.unlocksAt)}"` : ''}}`;
