@@ -3,7 +3,7 @@ import type { PgNotifications } from './pg-notifications.js';
 
 /**
  * Reference data read from the database once per key and kept in memory, for data that
- * changes rarely and is read on every request (the catalog, plan mappings). A writer
+ * changes rarely and is read on every request (the catalog, plan mappings, credential statuses). A writer
  * sends `pg_notify(channel, key)` in its transaction; at commit every process listening
  * drops that key and reads it again on next use, so replicas agree within milliseconds.
  * An empty payload drops every key: PgNotifications sends one after reconnecting, since
