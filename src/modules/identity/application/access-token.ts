@@ -34,8 +34,9 @@ function jsonObject(part: string): Record<string, unknown> | undefined {
 
 /** The caller proven by verified claims (DECISIONS 3); a token without them is refused. */
 export function toPrincipal(claims: Record<string, unknown>, issuer: TokenIssuer): Principal {
-  const { client_id: clientId, partner_id: partnerId, scope, exp, env } = claims;
+  const { client_id: clientId, partner_id: partnerId, scope, exp, iat, env } = claims;
   const valid =
+    typeof iat === 'number' &&
     typeof clientId === 'string' &&
     typeof partnerId === 'string' &&
     typeof scope === 'string' &&

@@ -4,6 +4,7 @@ import passport from 'passport';
 import { Strategy, type StrategyOptionsWithoutRequest } from 'passport-jwt';
 import type { AppConfig } from '../../../../config/app-config.js';
 import { ApiError } from '../../../../shared/errors/api-error.js';
+import { isDatabaseUnavailable } from '../../../../shared/persistence/database-errors.js';
 import { type DecodedToken, invalidToken, toPrincipal } from '../../application/access-token.js';
 import type { Principal } from '../../domain/principal.js';
 import { CLOCK_SKEW_SECONDS, issuerUrl, type TokenIssuer } from '../../domain/token-issuers.js';
@@ -57,7 +58,7 @@ export function issuerJwtStrategy(issuer: TokenIssuer) {
       return new Promise((resolve, reject) => {
         const request: BearerToken = { token, decoded };
         const authenticate = passportOf(this).authenticate(name, { session: false }, (error: unknown, principal: Principal | false, failure: unknown) => {
-          if (error) reject(error);
+          if (error) reject(refusal(error));
           else if (principal) resolve(principal);
           else reject(refusal(failure));
         });
@@ -93,13 +94,14 @@ async function keyFor({ header, payload }: DecodedToken, expectedIssuer: string,
   return key;
 }
 
-/** What Passport reports for a refused token: our own ApiError, jsonwebtoken's, or an outage. */
+/**
+ * What Passport reports for a refused token. Only an outage (the database, or the key set
+ * URL, which arrives as a 503 ApiError) passes through; anything else jsonwebtoken or its
+ * signature library throws about the token (a wrong signature length is a TypeError from
+ * jwa, not a JsonWebTokenError) is a token that does not verify: 401, never a 500.
+ */
 function refusal(failure: unknown): unknown {
-  if (failure instanceof ApiError) return failure;
-  const name = (failure as Error | undefined)?.name;
-  if (name === 'TokenExpiredError') return invalidToken('The access token has expired.');
-  if (name === 'JsonWebTokenError' || name === 'NotBeforeError' || !(failure instanceof Error)) {
-    return invalidToken('The access token signature or claims are invalid.');
-  }
-  return failure;
+  if (failure instanceof ApiError || isDatabaseUnavailable(failure)) return failure;
+  if ((failure as Error | undefined)?.name === 'TokenExpiredError') return invalidToken('The access token has expired.');
+  return invalidToken('The access token signature or claims are invalid.');
 }
