@@ -11,9 +11,8 @@ const swcEsm = {
 };
 
 // Fastify's `inject` (light-my-request, CommonJS) requires `cookie` 2 and @fastify/static requires `content-disposition` 1, both ESM-only;
-// jwks-rsa (CommonJS) requires jose 6, ESM-only too.
 // Jest on Node 20 cannot require ESM, so these packages are compiled to CommonJS for Jest.
-const esmOnlyRequiredFromCommonJs = ['cookie', 'content-disposition', 'jose'];
+const esmOnlyRequiredFromCommonJs = ['cookie', 'content-disposition'];
 
 export default {
   testEnvironment: 'node',

@@ -151,7 +151,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     keyActivationDelaySeconds: integer(env, 'KEY_ACTIVATION_DELAY_SECONDS', 600, 0, 86400),
     credentialCacheSeconds: integer(env, 'CREDENTIAL_CACHE_SECONDS', 60, 0, 3600),
-    platformJwksUrl: httpUrl(env, 'PLATFORM_JWKS_URL'),
+    platformJwksUrl: httpsInProduction(env, 'PLATFORM_JWKS_URL', isProduction),
     activityRetentionDays: integer(env, 'ACTIVITY_RETENTION_DAYS', 400, 1, 36_500),
     streamAuditRetentionDays: integer(env, 'STREAM_AUDIT_RETENTION_DAYS', 400, 1, 36_500),
     serverSecret: serverSecret(env, dataDir, isProduction),
@@ -202,6 +202,13 @@ function httpUrl(env: Env, name: string): string | undefined {
     throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
   }
   return raw;
+}
+
+/** A URL whose answers the service trusts (keys): https in production, where the path to it may cross a network. */
+function httpsInProduction(env: Env, name: string, isProduction: boolean): string | undefined {
+  const url = httpUrl(env, name);
+  if (url && isProduction && !url.startsWith('https:')) throw new ConfigError(`${name} must be an https URL when NODE_ENV=production, got "${url}"`);
+  return url;
 }
 
 function postgresUrl(env: Env, name: string): string | undefined {

@@ -61,6 +61,7 @@ describe('loadConfig', () => {
     [{ PUBLIC_BASE_URL: 'localhost' }, 'PUBLIC_BASE_URL'],
     [{ PLATFORM_JWKS_URL: 'platform/v1/jwks' }, 'PLATFORM_JWKS_URL'],
     [{ PLATFORM_JWKS_URL: 'ftp://platform.example/platform/v1/jwks' }, 'PLATFORM_JWKS_URL'],
+    [{ NODE_ENV: 'production', SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF', PLATFORM_JWKS_URL: 'http://platform.internal/platform/v1/jwks' }, 'PLATFORM_JWKS_URL must be an https URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ HTTP_HEADERS_TIMEOUT_MS: '50' }, 'HTTP_HEADERS_TIMEOUT_MS'],
     [{ HTTP_HEADERS_TIMEOUT_MS: '60000' }, 'HTTP_HEADERS_TIMEOUT_MS'],
