@@ -10,7 +10,7 @@ import { AccessTokenVerifier } from '../application/access-token-verifier.js';
 import type { Principal } from '../domain/principal.js';
 import type { TokenIssuer } from '../domain/token-issuers.js';
 import { ACCESS_RULE, type AccessRule } from './access.decorators.js';
-import { UnauthenticatedRequests } from './unauthenticated-requests.js';
+import { spendOnAuthenticationFailure, UnauthenticatedRequests } from './unauthenticated-requests.js';
 
 /** Issuers whose tokens each surface accepts (DECISIONS 3, 15). */
 const ACCEPTED_ISSUERS: Record<Surface, readonly TokenIssuer[]> = {
@@ -40,13 +40,15 @@ export class AccessGuard implements CanActivate {
     const rule = this.ruleOf(context.getHandler(), context.getClass());
     if (rule.public) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    this.unauthenticated.refuseIfSpent(request);
     const surface = surfaceOf(request.routeOptions.url ?? request.url);
     if (!surface) throw new Error(`Protected route outside every mount: ${request.routeOptions.url}`);
-    const principal = await this.verifier.verify(bearerToken(request), ACCEPTED_ISSUERS[surface]);
+    const principal = await spendOnAuthenticationFailure(this.unauthenticated.take(request), async () => {
+      const verified = await this.verifier.verify(bearerToken(request), ACCEPTED_ISSUERS[surface]);
+      checkEnvironment(verified, surface);
+      return verified;
+    });
     const budget = await this.rateLimiter.consumeOrThrow(`credential:${principal.clientId}`);
     context.switchToHttp().getResponse<FastifyReply>().headers(budget);
-    checkEnvironment(principal, surface);
     checkScopes(principal, rule.anyOfScopes);
     request.principal = principal;
     return true;

@@ -1,16 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config.js';
-import { ApiError } from '../../../shared/errors/api-error.js';
-import { RateLimiter, type BucketPolicy } from '../../rate-limiting/index.js';
-import { UnauthenticatedRequests } from './unauthenticated-requests.js';
+import { RateLimiter, sourceAddressKey, type BucketPolicy } from '../../rate-limiting/index.js';
+import { spendOnAuthenticationFailure, UnauthenticatedRequests } from './unauthenticated-requests.js';
 
 /**
  * The rate budgets of the token endpoints (DECISIONS 27). A client id is public (every
  * token carries it), so a budget spent before the secret is checked would let anyone lock
  * its owner out. Failures therefore spend a budget of their own per (client id, source
- * address), checked before the secret; the credential's budget is spent only by requests
- * that authenticated, so someone else's failures never refuse a success.
+ * address), taken before the secret is checked and given back when it was right; the
+ * credential's budget is spent only by requests that authenticated, so someone else's
+ * failures never refuse a success.
  */
 @Injectable()
 export class TokenRequestBudgets {
@@ -27,21 +27,16 @@ export class TokenRequestBudgets {
   /** Runs `issue` (which authenticates the client) within the budgets of `clientId`. */
   async issue<T>(request: FastifyRequest, reply: FastifyReply, clientId: string, issue: () => Promise<T>): Promise<T> {
     // First the address's failures whatever the client id (in memory: an address trying
-    // random client ids causes no statement), then those for this client id.
-    this.unauthenticated.refuseIfSpent(request);
-    const failureKey = `token-failure:${clientId}:${request.ip}`;
-    await this.rateLimiter.refuseIfSpent(
-      failureKey,
-      this.failures,
-      'Too many failed authentications for this client from this address: check the client secret and retry after the time in Retry-After.',
-    );
-    let issued: T;
-    try {
-      issued = await issue();
-    } catch (error) {
-      if (error instanceof ApiError && error.kind === 'invalid_client') await this.rateLimiter.spend(failureKey, this.failures);
-      throw error;
-    }
+    // random client ids causes no statement), then those for this client id. Each unit is
+    // taken before the secret is checked and given back unless it was wrong.
+    const issued = await spendOnAuthenticationFailure(this.unauthenticated.take(request), async () => {
+      const failure = await this.rateLimiter.takeForAttempt(
+        `token-failure:${clientId}:${sourceAddressKey(request.ip)}`,
+        this.failures,
+        'Too many failed authentications for this client from this address: check the client secret and retry after the time in Retry-After.',
+      );
+      return spendOnAuthenticationFailure(failure, issue);
+    });
     reply.headers(await this.rateLimiter.consumeOrThrow(`token-client:${clientId}`));
     return issued;
   }

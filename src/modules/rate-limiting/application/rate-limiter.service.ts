@@ -12,6 +12,11 @@ import { rateLimitFields, refusalFields } from '../domain/ratelimit-fields.js';
  */
 const LEASE_SHARE_OF_BURST = 4;
 
+/** A token taken ahead of an attempt, to return if the attempt is not what the budget counts. */
+export interface TakenToken {
+  giveBack(): void | Promise<void>;
+}
+
 export interface RateLimitDecision {
   allowed: boolean;
   headers: Record<string, string>;
@@ -47,17 +52,14 @@ export class RateLimiter {
   }
 
   /**
-   * For budgets spent only by failures: refuses with 429 while the bucket `key` is empty,
-   * without spending from it (what is being refused may succeed).
+   * For budgets spent only by failures: takes one token of `key` first, so requests in
+   * flight at once get no more through than the budget holds, or refuses with 429 when it
+   * is empty. The caller gives the token back when what it allowed did not fail.
    */
-  async refuseIfSpent(key: string, policy: BucketPolicy, description: string): Promise<void> {
-    const level = await this.store.level(key, policy);
-    if (level < 1) throw new ApiError('rate_limited', description, refusal(policy, level).headers);
-  }
-
-  /** Spends one token of a failure budget at once, without a lease: failures are rare. */
-  async spend(key: string, policy: BucketPolicy): Promise<void> {
-    await this.store.take(key, 1, policy);
+  async takeForAttempt(key: string, policy: BucketPolicy, description: string): Promise<TakenToken> {
+    const grant = await this.store.take(key, 1, policy);
+    if (grant.granted === 0) throw new ApiError('rate_limited', description, refusal(policy, grant.remaining).headers);
+    return { giveBack: () => this.store.giveBack(key, 1, policy) };
   }
 
   async consume(key: string, policy = this.defaultPolicy): Promise<RateLimitDecision> {

@@ -18,6 +18,8 @@ export interface Grant {
 export abstract class RateLimitStore {
   /** Takes up to `wanted` whole tokens from the bucket `key`, refilled to now. */
   abstract take(key: string, wanted: number, policy: BucketPolicy): Promise<Grant>;
+  /** Returns `count` tokens to the bucket `key`, up to its burst. */
+  abstract giveBack(key: string, count: number, policy: BucketPolicy): Promise<void>;
   /** The tokens the bucket `key` holds now, refilled, without taking any (a full bucket when absent). */
   abstract level(key: string, policy: BucketPolicy): Promise<number>;
   /** Deletes up to `limit` buckets untouched since `before`; returns how many. */

@@ -9,7 +9,7 @@ interface Bucket {
 /**
  * Token buckets kept in this process only, for budgets that protect the process itself
  * (its CPU) rather than a shared resource: nothing to share, and no database statement for
- * an attacker to cause. At most `maxKeys` buckets are kept; the one spent longest ago goes
+ * an attacker to cause. At most `maxKeys` buckets are kept; the one changed longest ago goes
  * first, and a bucket that is gone is a full one.
  */
 export class ReplicaBuckets {
@@ -29,10 +29,26 @@ export class ReplicaBuckets {
     return Math.min(this.policy.burst, bucket.tokens + refill);
   }
 
-  /** Spends one token of `key` (none below empty). */
-  spend(key: string): void {
-    const tokens = Math.max(0, this.level(key) - 1);
-    // Re-inserted so the map's order is the order of the last spend.
+  /**
+   * Takes one token of `key` if it holds one, and answers whether it did. Synchronous, so
+   * requests in flight at once cannot all see the last token.
+   */
+  take(key: string): boolean {
+    const level = this.level(key);
+    // Stored even when refused: an address that keeps trying stays the newest, not the one evicted.
+    this.store(key, level < 1 ? level : level - 1);
+    return level >= 1;
+  }
+
+  /** Returns a token taken from `key`; a bucket that is full again is forgotten (absent means full). */
+  giveBack(key: string): void {
+    const level = this.level(key) + 1;
+    if (level >= this.policy.burst) this.buckets.delete(key);
+    else this.store(key, level);
+  }
+
+  private store(key: string, tokens: number): void {
+    // Re-inserted so the map's order is the order of the last change.
     this.buckets.delete(key);
     if (this.buckets.size >= this.maxKeys) this.buckets.delete(this.buckets.keys().next().value as string);
     this.buckets.set(key, { tokens, refreshedAt: this.now() });

@@ -30,6 +30,14 @@ export class PostgresRateLimitStore extends RateLimitStore {
     return grant ?? { granted: 0, remaining: 0 };
   }
 
+  async giveBack(key: string, count: number, policy: BucketPolicy): Promise<void> {
+    await this.db.prepared(
+      'rate-limit.give-back',
+      `UPDATE rate_limit_buckets SET tokens = LEAST($2::float8, tokens + $3::float8) WHERE key = $1`,
+      [key, policy.burst, count],
+    );
+  }
+
   async level(key: string, policy: BucketPolicy): Promise<number> {
     const [row] = await this.db.prepared<{ level: number }>(
       'rate-limit.level',
