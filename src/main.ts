@@ -74,13 +74,19 @@ function printWelcome(config: AppConfig): void {
     `  Swagger UI:   ${config.publicBaseUrl}/docs`,
     `  OpenAPI JSON: ${config.publicBaseUrl}/docs/openapi.json`,
     `  Database:     ${describeDatabase(config)}`,
-    ...(typeof config.metricsPort === 'number' ? [`  Metrics:      http://${config.host}:${config.metricsPort}/metrics`] : []),
+    `  Metrics:      ${metricsLocation(config)}`,
     '  Create a sandbox credential:',
     `    ${credentialCommand(config)}`,
     ...(config.databaseUrl ? ['    (with the same DATABASE_URL and SERVER_SECRET as this service)'] : []),
     '',
   ];
   process.stderr.write(lines.join('\n') + '\n');
+}
+
+function metricsLocation(config: AppConfig): string {
+  if (typeof config.metricsPort === 'number') return `http://${config.host}:${config.metricsPort}/metrics`;
+  if (config.metricsPort === 'off') return 'off (METRICS_PORT sets a port of their own)';
+  return `${config.publicBaseUrl}/metrics`;
 }
 
 function credentialCommand(config: AppConfig): string {

@@ -83,8 +83,8 @@ export class AppConfig {
    */
   readonly platformJwksUrl?: string;
   /**
-   * Where /metrics is served: null on the service's own port, a port number for a
-   * separate listener (kept off the partner-facing port), or 'off' for nowhere.
+   * Where /metrics is served: null on the service's own port (never in production), a
+   * port number for a separate listener (kept off the partner-facing port), or 'off'.
    */
   readonly metricsPort: number | 'off' | null;
   /** Days reading activity is kept; a month's partition is dropped once all of it is older (ADR 0102). */
@@ -155,7 +155,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     activityRetentionDays: integer(env, 'ACTIVITY_RETENTION_DAYS', 400, 1, 36_500),
     streamAuditRetentionDays: integer(env, 'STREAM_AUDIT_RETENTION_DAYS', 400, 1, 36_500),
     serverSecret: serverSecret(env, dataDir, isProduction),
-    metricsPort: metricsPort(env, port),
+    metricsPort: metricsPort(env, port, isProduction),
   });
 }
 
@@ -267,9 +267,10 @@ function retrySchedule(env: Env): number[] {
   return parts.map(Number);
 }
 
-function metricsPort(env: Env, servicePort: number): number | 'off' | null {
+/** Unset: on the service port, except in production, where the partner-facing port never serves it (DECISIONS 21). */
+function metricsPort(env: Env, servicePort: number, isProduction: boolean): number | 'off' | null {
   const raw = env.METRICS_PORT?.trim().toLowerCase();
-  if (!raw) return null;
+  if (!raw) return isProduction ? 'off' : null;
   if (raw === 'off') return 'off';
   const port = Number(raw);
   if (!/^\d+$/.test(raw) || port < 1 || port > 65535) throw new ConfigError(`METRICS_PORT must be a port from 1 to 65535 or off, got "${env.METRICS_PORT}"`);

@@ -2,50 +2,47 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { WebhookBacklog } from '../modules/webhooks/index.js';
 import { HttpMetrics } from './metrics.js';
 
 /**
- * Gauges read when Prometheus scrapes, so that every replica reports the same shared
- * figures (the webhook backlog lives in the database) and its own pool's use.
+ * Gauges of the shared backlog (the same on every replica) and of this process's pool.
+ * A scrape costs no statement that grows with the data: the backlog figures are read at
+ * most every 15 s (WebhookBacklog), the pool's from memory.
  */
 @Injectable()
 export class BusinessMetrics implements OnModuleInit {
   constructor(
     private readonly dataSource: DataSource,
+    private readonly backlog: WebhookBacklog,
     @Inject(HttpMetrics) private readonly metrics: HttpMetrics,
   ) {}
 
   onModuleInit(): void {
     const registers = [this.metrics.registry];
-    const dataSource = this.dataSource;
+    const { backlog, dataSource } = this;
     new Gauge({
       name: 'webhook_deliveries',
-      help: 'Webhook deliveries not yet delivered, by state: pending (the backlog, retries included) or failed (attempts exhausted).',
+      help: 'Webhook deliveries not yet delivered, by state: pending (the backlog, retries included) or failed (attempts exhausted). Read at most every 15 s.',
       labelNames: ['state'] as const,
       registers,
       async collect() {
-        // Delivered rows grow without bound and are not counted; pending rows are indexed.
-        const rows = await dataSource.query<{ status: string; count: string }[]>(
-          `SELECT status, count(*) AS count FROM webhook_deliveries WHERE status IN ('pending', 'failed') GROUP BY status`,
-        );
-        this.reset();
-        for (const state of ['pending', 'failed']) this.set({ state }, Number(rows.find((r) => r.status === state)?.count ?? 0));
+        const figures = await backlog.figures();
+        this.set({ state: 'pending' }, figures.pending);
+        this.set({ state: 'failed' }, figures.failed);
       },
     });
     new Gauge({
       name: 'webhook_backlog_oldest_due_seconds',
-      help: 'How long the oldest due webhook delivery has waited past its attempt time (0 when none is due).',
+      help: 'How long the oldest due webhook delivery has waited past its attempt time (0 when none is due). Read at most every 15 s.',
       registers,
       async collect() {
-        const [row] = await dataSource.query<{ lag: string | null }[]>(
-          `SELECT EXTRACT(EPOCH FROM now() - min(next_attempt_at)) AS lag FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()`,
-        );
-        this.set(Math.max(0, Number(row?.lag ?? 0)));
+        this.set((await backlog.figures()).oldestDueSeconds);
       },
     });
     new Gauge({
       name: 'db_pool_connections',
-      help: "This process's PostgreSQL pool: connections by state (idle, busy) and requests waiting for one (waiting).",
+      help: "This process's PostgreSQL pool: connections by state (idle, busy) and requests waiting because none is idle (waiting).",
       labelNames: ['state'] as const,
       registers,
       collect() {
@@ -53,7 +50,9 @@ export class BusinessMetrics implements OnModuleInit {
         if (!pool) return;
         this.set({ state: 'idle' }, pool.idleCount);
         this.set({ state: 'busy' }, pool.totalCount - pool.idleCount);
-        this.set({ state: 'waiting' }, pool.waitingCount);
+        // pg queues every checkout for a tick even while a connection is idle; only a
+        // checkout queued with none idle is waiting.
+        this.set({ state: 'waiting' }, pool.idleCount > 0 ? 0 : pool.waitingCount);
       },
     });
   }

@@ -41,6 +41,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATA_DIR: dataDir(), METRICS_PORT: 'OFF' }).metricsPort).toBe('off');
   });
 
+  it('never serves /metrics on the service port in production: only on METRICS_PORT', () => {
+    const production = { DATA_DIR: dataDir(), NODE_ENV: 'production', SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF' };
+    expect(loadConfig(production).metricsPort).toBe('off');
+    expect(loadConfig({ ...production, METRICS_PORT: '9464' }).metricsPort).toBe(9464);
+  });
+
   it('creates a server secret on first start outside production and reuses it', () => {
     const dir = dataDir();
     const first = loadConfig({ DATA_DIR: dir }).serverSecret;

@@ -11,6 +11,7 @@ import { EventFeed1763900710000 } from './1763900710000-event-feed.js';
 import { ChapterUnlockSchedule1763900720000 } from './1763900720000-chapter-unlock-schedule.js';
 import { MonthlyPartitions1763900800000 } from './1763900800000-monthly-partitions.js';
 import { ActivityWriteCost1763900900000 } from './1763900900000-activity-write-cost.js';
+import { WebhookBacklogCost1764100000000 } from './1764100000000-webhook-backlog-cost.js';
 
 /** Every migration, in order of its timestamp. `npm run migration:generate` writes this file. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   ChapterUnlockSchedule1763900720000,
   MonthlyPartitions1763900800000,
   ActivityWriteCost1763900900000,
+  WebhookBacklogCost1764100000000,
 ];

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { EventFeedService } from './application/event-feed.service.js';
 import { EventRetentionJob } from './application/event-retention.job.js';
+import { WebhookBacklog } from './application/webhook-backlog.service.js';
 import { WebhookDeliveryService } from './application/webhook-delivery.service.js';
 import { WebhookDeliveryWorker } from './application/webhook-delivery.worker.js';
 import { WebhookEndpointsService } from './application/webhook-endpoints.service.js';
@@ -39,7 +40,8 @@ import { PgWebhookEventRepository } from './infrastructure/pg-webhook-event.repo
     WebhookEndpointsService,
     WebhookDeliveryService,
     WebhookDeliveryWorker,
+    WebhookBacklog,
   ],
-  exports: [WebhookEventPublisher],
+  exports: [WebhookEventPublisher, WebhookBacklog],
 })
 export class WebhooksModule {}

@@ -43,6 +43,16 @@ export interface DeliveryRecord {
   attempts: DeliveryAttempt[];
 }
 
+/** What operators watch of the queue (the `webhook_*` gauges). */
+export interface BacklogFigures {
+  /** Deliveries still to be delivered, retries included. */
+  pending: number;
+  /** Deliveries whose attempts are exhausted. */
+  failed: number;
+  /** How long the oldest due delivery has waited past its attempt time; 0 when none is due. */
+  oldestDueSeconds: number;
+}
+
 /**
  * The delivery queue: one delivery per (event, endpoint), due at `next attempt`, claimed by
  * one worker at a time, with every attempt logged.
@@ -68,6 +78,8 @@ export abstract class WebhookDeliveryRepository {
    * Nothing is recorded when the endpoint was deleted meanwhile.
    */
   abstract recordAttempt(claim: ClaimedDelivery, attempt: DeliveryAttempt, next: DeliveryState): Promise<void>;
+  /** The backlog, read from the indexes of undelivered rows only (delivered rows grow without bound). */
+  abstract backlog(): Promise<BacklogFigures>;
   /** The endpoint's deliveries, newest first, each with its attempts in order. */
   abstract listForEndpoint(tenant: Tenant, endpointId: string, filter: { status?: DeliveryStatus; limit: number }): Promise<DeliveryRecord[]>;
 }

@@ -5,6 +5,7 @@ import type { Environment, Tenant } from '../../../shared/tenancy/tenant.js';
 import type { DeliveryState } from '../domain/retry-schedule.js';
 import {
   WebhookDeliveryRepository,
+  type BacklogFigures,
   type ClaimedDelivery,
   type DeliveryAttempt,
   type DeliveryRecord,
@@ -54,11 +55,28 @@ const LEASE_IS_LIVE = (table: string) =>
  * so a tenant with a backlog of slow deliveries cannot crowd the others out. The rows are
  * locked with SKIP LOCKED and updated in the same statement, as a redelivery may hold one.
  * (The UPDATE sits in a CTE because TypeORM answers a top-level UPDATE with a row count.)
+ *
+ * Its cost grows with the tenants that have pending deliveries, never with a backlog
+ * (ADR 0117): the tenants are found by skipping through the tenant index one tenant at a
+ * time (a loose index scan), each is asked whether its earliest pending row is due, its
+ * live leases are counted in the index of leased rows, and only its offers are read.
  */
-const CLAIM_SQL = `
-  WITH tenants AS (
-    SELECT DISTINCT partner_id, environment FROM webhook_deliveries
-    WHERE status = 'pending' AND next_attempt_at <= now()
+export const CLAIM_SQL = `
+  WITH RECURSIVE pending_tenants AS (
+    (SELECT partner_id, environment FROM webhook_deliveries
+     WHERE status = 'pending' ORDER BY partner_id, environment LIMIT 1)
+    UNION ALL
+    SELECT later.partner_id, later.environment
+    FROM pending_tenants p
+    CROSS JOIN LATERAL (
+      SELECT partner_id, environment FROM webhook_deliveries
+      WHERE status = 'pending' AND (partner_id, environment) > (p.partner_id, p.environment)
+      ORDER BY partner_id, environment LIMIT 1
+    ) later
+  ), tenants AS (
+    SELECT t.partner_id, t.environment FROM pending_tenants t
+    WHERE (SELECT min(d.next_attempt_at) FROM webhook_deliveries d
+           WHERE d.partner_id = t.partner_id AND d.environment = t.environment AND d.status = 'pending') <= now()
   ), offers AS (
     SELECT o.id, o.turn, o.next_attempt_at
     FROM tenants t
@@ -169,6 +187,15 @@ export class TypeOrmWebhookDeliveryRepository extends WebhookDeliveryRepository 
         [claim.deliveryId, next.status, next.status === 'pending' ? next.retryInSeconds : null],
       );
     });
+  }
+
+  async backlog(): Promise<BacklogFigures> {
+    const [row] = await this.db.query<{ pending: string; failed: string; lag: string | null }>(
+      `SELECT count(*) FILTER (WHERE status = 'pending') AS pending, count(*) FILTER (WHERE status = 'failed') AS failed,
+              EXTRACT(EPOCH FROM now() - min(next_attempt_at) FILTER (WHERE status = 'pending' AND next_attempt_at <= now())) AS lag
+       FROM webhook_deliveries WHERE status IN ('pending', 'failed')`,
+    );
+    return { pending: Number(row.pending), failed: Number(row.failed), oldestDueSeconds: Math.max(0, Number(row.lag ?? 0)) };
   }
 
   async listForEndpoint(

@@ -56,7 +56,9 @@ export class WebhookEndpointSecretEntity {
 
 @Entity('webhook_deliveries')
 @Unique('webhook_deliveries_event_endpoint', ['eventId', 'endpointId'])
-@Index('webhook_deliveries_due', ['nextAttemptAt'], { where: `status = 'pending'` })
+// (status) INCLUDE (next_attempt_at) WHERE status IN ('pending', 'failed'): TypeORM cannot declare INCLUDE.
+@Index('webhook_deliveries_undelivered', { synchronize: false })
+@Index('webhook_deliveries_leased', ['partnerId', 'environment', 'nextAttemptAt'], { where: `status = 'pending' AND claim_token IS NOT NULL` })
 @Index('webhook_deliveries_endpoint', ['partnerId', 'endpointId', 'id'])
 @Index('webhook_deliveries_tenant_due', ['partnerId', 'environment', 'nextAttemptAt'], { where: `status = 'pending'` })
 @Check('webhook_deliveries_status_check', `status IN ('pending', 'delivered', 'failed')`)

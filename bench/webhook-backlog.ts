@@ -1,0 +1,174 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { createServer, type Server } from 'node:http';
+import pg from 'pg';
+import { AppModule } from '../src/app.module.js';
+import { createApp } from '../src/bootstrap/create-app.js';
+import { loadConfig } from '../src/config/app-config.js';
+import { WebhookEndpointsService } from '../src/modules/webhooks/application/webhook-endpoints.service.js';
+import { WebhookDeliveryRepository } from '../src/modules/webhooks/domain/webhook-delivery.repository.js';
+import { HttpMetrics } from '../src/observability/metrics.js';
+import type { Tenant } from '../src/shared/tenancy/tenant.js';
+
+/**
+ * The webhook claim behind one partner's large backlog (DECISIONS 27, issue 25): `backlog`
+ * due deliveries of partner A, then (1) the claim statement as the worker makes it, timed
+ * over `claims` runs, and (2) how long partner B's new event takes to reach B's receiver
+ * while the worker delivers A's backlog to a receiver that answers in 50 ms.
+ */
+export interface WebhookBacklogCheck {
+  backlog: number;
+  claimMs: { median: number; p99: number };
+  /** From B's event being due to B's receiver having it, each of `rounds` events. */
+  otherPartnerDeliveryMs: { median: number; max: number };
+}
+
+export const WEBHOOK_BACKLOG_TARGETS = { claimMs: 5, otherPartnerDeliveryMs: 1000 };
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const CLAIMS = 50;
+const ROUNDS = 5;
+
+export async function measureWebhookBacklog(url: string, env: Record<string, string>, backlog: number): Promise<WebhookBacklogCheck> {
+  const config = loadConfig({ ...env, DATABASE_URL: url, WEBHOOK_ALLOW_INSECURE_URLS: 'true', LOG_LEVEL: 'error' });
+  const slowReceiver = await receiver(50);
+  const watchedReceiver = await receiver(0);
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  const [a, b] = await Promise.all([partner(db, 'bench backlog A'), partner(db, 'bench backlog B')]);
+  try {
+    const claimMs = await timeClaims(config, url, a, b, slowReceiver.url, watchedReceiver.url, db, backlog);
+    const otherPartnerDeliveryMs = await timeOtherPartnerDelivery(config, url, db, b, watchedReceiver);
+    return { backlog, claimMs, otherPartnerDeliveryMs };
+  } finally {
+    for (const tenant of [a, b]) {
+      await db.query(`DELETE FROM webhook_deliveries WHERE partner_id = $1`, [tenant.partnerId]);
+      await db.query(`DELETE FROM webhook_events WHERE partner_id = $1`, [tenant.partnerId]);
+      await db.query(`DELETE FROM webhook_endpoints WHERE partner_id = $1`, [tenant.partnerId]);
+    }
+    await db.end();
+    slowReceiver.server.close();
+    watchedReceiver.server.close();
+  }
+}
+
+/** Endpoints through the service's own rules, A's backlog by SQL, then the claim timed in a context with no worker. */
+async function timeClaims(
+  config: ReturnType<typeof loadConfig>,
+  url: string,
+  a: Tenant,
+  b: Tenant,
+  slowUrl: string,
+  watchedUrl: string,
+  db: pg.Client,
+  backlog: number,
+): Promise<WebhookBacklogCheck['claimMs']> {
+  const context = await NestFactory.createApplicationContext(AppModule.forRoot({ config, databaseUrl: url, metrics: new HttpMetrics() }), { logger: ['error'] });
+  try {
+    const endpoints = context.get(WebhookEndpointsService);
+    const endpointA = await endpoints.create(a, slowUrl, ['novel.finished']);
+    await seedBacklog(db, a, endpointA.endpoint.id, backlog);
+    // B has one due delivery too, so each claim serves two tenants.
+    const endpointB = await endpoints.create(b, watchedUrl, ['novel.finished']);
+    await seedBacklog(db, b, endpointB.endpoint.id, 1);
+    const repository = context.get(WebhookDeliveryRepository);
+    const times: number[] = [];
+    for (let i = 0; i < CLAIMS; i++) {
+      const started = performance.now();
+      await repository.claimDue(64, config.webhookPartnerConcurrency, 20_000);
+      times.push(performance.now() - started);
+      // Give the leases back, so every claim meets the same backlog.
+      await db.query(`UPDATE webhook_deliveries SET claim_token = NULL, next_attempt_at = now() - interval '1 hour' WHERE partner_id IN ($1, $2) AND claim_token IS NOT NULL`, [a.partnerId, b.partnerId]);
+    }
+    return { median: round(percentile(times, 0.5)), p99: round(percentile(times, 0.99)) };
+  } finally {
+    await context.close();
+  }
+}
+
+/** The service with its worker on (in this process), delivering A's backlog; B's events are timed to its receiver. */
+async function timeOtherPartnerDelivery(
+  config: ReturnType<typeof loadConfig>,
+  url: string,
+  db: pg.Client,
+  b: Tenant,
+  watched: Receiver,
+): Promise<WebhookBacklogCheck['otherPartnerDeliveryMs']> {
+  const app = await createApp(config, url);
+  try {
+    // The worker's first claims of A's backlog.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const times: number[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const arrived = watched.next();
+      const started = performance.now();
+      await db.query(
+        `WITH event AS (
+           INSERT INTO webhook_events (event_id, partner_id, environment, event_type, payload, occurred_at, seq)
+           VALUES (gen_random_uuid(), $1, 'live', 'novel.finished', '{"event":"novel.finished"}', now(), $2) RETURNING event_id
+         )
+         INSERT INTO webhook_deliveries (partner_id, environment, event_id, endpoint_id, next_attempt_at)
+         SELECT $1, 'live', event.event_id, ep.id, now() FROM event, webhook_endpoints ep WHERE ep.partner_id = $1`,
+        [b.partnerId, round + 1], // seq 1 is the delivery the claims were timed with
+      );
+      await Promise.race([arrived, new Promise((_, reject) => setTimeout(() => reject(new Error("partner B's delivery did not arrive within 30 s")), 30_000))]);
+      times.push(performance.now() - started);
+    }
+    return { median: round(percentile(times, 0.5)), max: round(Math.max(...times)) };
+  } finally {
+    await app.close();
+  }
+}
+
+async function seedBacklog(db: pg.Client, tenant: Tenant, endpointId: string, backlog: number): Promise<void> {
+  const started = Date.now();
+  await db.query(
+    `INSERT INTO webhook_events (event_id, partner_id, environment, event_type, payload, occurred_at, seq)
+     SELECT gen_random_uuid(), $1, 'live', 'novel.finished', '{"event":"novel.finished"}', now(), i FROM generate_series(1, $2) AS i`,
+    [tenant.partnerId, backlog],
+  );
+  await db.query(
+    `INSERT INTO webhook_deliveries (partner_id, environment, event_id, endpoint_id, next_attempt_at)
+     SELECT $1, 'live', event_id, $2, now() - interval '1 hour' - seq * interval '1 ms' FROM webhook_events WHERE partner_id = $1`,
+    [tenant.partnerId, endpointId],
+  );
+  await db.query('ANALYZE webhook_deliveries');
+  log(`bench: seeded ${backlog} due webhook deliveries of one partner in ${Math.round((Date.now() - started) / 1000)} s`);
+}
+
+async function partner(db: pg.Client, name: string): Promise<Tenant> {
+  const { rows } = await db.query<{ id: string }>(`INSERT INTO partners (name) VALUES ($1) RETURNING id`, [name]);
+  return { partnerId: rows[0].id, environment: 'live' };
+}
+
+interface Receiver {
+  server: Server;
+  url: string;
+  /** Resolves at the next request received. */
+  next(): Promise<void>;
+}
+
+async function receiver(answerAfterMs: number): Promise<Receiver> {
+  let waiting: (() => void)[] = [];
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      for (const resolve of waiting) resolve();
+      waiting = [];
+      setTimeout(() => response.writeHead(200).end(), answerAfterMs);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    server,
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`,
+    next: () => new Promise((resolve) => waiting.push(resolve)),
+  };
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+}
+
+const round = (ms: number) => Math.round(ms * 100) / 100;

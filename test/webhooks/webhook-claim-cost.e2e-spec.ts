@@ -1,0 +1,66 @@
+import pg from 'pg';
+import { CLAIM_SQL } from '../../src/modules/webhooks/infrastructure/typeorm-webhook-delivery.repository.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { partnerWithEndpoint } from './webhook-test-kit.js';
+
+/**
+ * DECISIONS 27 and issue 25: the claim's cost must not grow with any partner's backlog,
+ * nor must the backlog gauges'. Measured in what PostgreSQL reads (buffers touched, from
+ * EXPLAIN ANALYZE), which does not depend on the machine: the claim behind one partner's
+ * 40 000 due deliveries reads about what it reads behind 1 000.
+ */
+let t: TestApp;
+let db: pg.Client;
+
+beforeAll(async () => {
+  // The worker stays off: the test claims by itself, and the rows must stay due.
+  t = await startTestApp({ WEBHOOK_WORKER: 'false', WEBHOOK_ALLOW_INSECURE_URLS: 'true' });
+  db = new pg.Client({ connectionString: t.databaseUrl });
+  await db.connect();
+});
+afterAll(async () => {
+  await db?.end();
+  await t?.close();
+});
+
+async function addDue(partnerId: string, endpointId: string, count: number, firstSeq: number): Promise<void> {
+  await db.query(
+    `WITH events AS (
+       INSERT INTO webhook_events (event_id, partner_id, environment, event_type, payload, occurred_at, seq)
+       SELECT gen_random_uuid(), $1, 'live', 'novel.finished', '{}', now(), i FROM generate_series($3::int, $3::int + $4::int - 1) AS i
+       RETURNING event_id, seq
+     )
+     INSERT INTO webhook_deliveries (partner_id, environment, event_id, endpoint_id, next_attempt_at)
+     SELECT $1, 'live', event_id, $2, now() - interval '1 hour' - seq * interval '1 ms' FROM events`,
+    [partnerId, endpointId, firstSeq, count],
+  );
+  await db.query('ANALYZE webhook_deliveries');
+}
+
+/** Shared buffers the statement touched, run for real and rolled back. */
+async function buffersRead(sql: string, parameters: unknown[]): Promise<number> {
+  await db.query('BEGIN');
+  try {
+    const { rows } = await db.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`, parameters);
+    const plan = rows[0]['QUERY PLAN'][0].Plan;
+    return plan['Shared Hit Blocks'] + plan['Shared Read Blocks'];
+  } finally {
+    await db.query('ROLLBACK');
+  }
+}
+
+it("reads about as much behind one partner's 40 000 due deliveries as behind 1 000, and claims the other partner's too", async () => {
+  const backlogged = await partnerWithEndpoint(t, 'http://127.0.0.1:9/backlog');
+  const other = await partnerWithEndpoint(t, 'http://127.0.0.1:9/other');
+  await addDue(backlogged.tenant.partnerId, backlogged.endpoint.id, 1_000, 1);
+  await addDue(other.tenant.partnerId, other.endpoint.id, 1, 1);
+  const small = await buffersRead(CLAIM_SQL, [64, 4, 20_000]);
+  await addDue(backlogged.tenant.partnerId, backlogged.endpoint.id, 39_000, 1_001);
+  const large = await buffersRead(CLAIM_SQL, [64, 4, 20_000]);
+  expect({ small, large, flat: large <= small * 1.5 + 20 }).toEqual({ small, large, flat: true });
+
+  await db.query('BEGIN');
+  const { rows } = await db.query<{ url: string }>(CLAIM_SQL, [64, 4, 20_000]);
+  await db.query('ROLLBACK');
+  expect(rows.map((row) => row.url).sort()).toEqual([...Array(4).fill('http://127.0.0.1:9/backlog'), 'http://127.0.0.1:9/other']);
+});
