@@ -11,7 +11,11 @@ import type { LimitProbeKey } from './scenarios.js';
 import type { SeededData } from './seed.js';
 import type { SqlComparison } from './sql-check.js';
 import type { TokenCacheCheck } from './token-cache.js';
+import type { LongPollCheck } from './long-polls.js';
+import { LONG_POLL_TARGETS } from './long-polls.js';
 import type { UnlockJobCheck } from './unlock-job.js';
+import type { WebhookBacklogCheck } from './webhook-backlog.js';
+import { WEBHOOK_BACKLOG_TARGETS } from './webhook-backlog.js';
 
 export interface ReportInput {
   root: string;
@@ -27,6 +31,8 @@ export interface ReportInput {
   plans: ExplainedStatement[];
   tokenCache: TokenCacheCheck;
   unlockJob: UnlockJobCheck;
+  webhookBacklog: WebhookBacklogCheck;
+  longPolls: LongPollCheck;
   profile?: { service?: ProfileSummary; baseline?: ProfileSummary };
 }
 
@@ -71,6 +77,8 @@ export function writeReport(input: ReportInput): { json: string; svg: string } {
     targets,
     token_cache: input.tokenCache,
     chapter_unlock_job: input.unlockJob,
+    webhook_backlog: { ...input.webhookBacklog, targets: WEBHOOK_BACKLOG_TARGETS },
+    long_polls: { ...input.longPolls, targets: LONG_POLL_TARGETS },
     sql: input.sql,
     plans: input.plans,
     profile: input.profile,
@@ -82,12 +90,23 @@ export function writeReport(input: ReportInput): { json: string; svg: string } {
   console.log(limitTable(input.results, input.probes));
   console.log('');
   for (const line of targets.lines) console.log(line);
+  for (const line of backgroundWorkLines(input.webhookBacklog, input.longPolls)) console.log(line);
   for (const check of input.sql) {
     if (check.onlyInService.length || check.onlyInBaseline.length) {
       console.log(`sql: ${check.key}: statements differ (service only: ${check.onlyInService.length}, baseline only: ${check.onlyInBaseline.length}); see the JSON`);
     }
   }
   return { json, svg };
+}
+
+/** The background work's figures against their targets (issue 25): they do not depend on the endpoints' load. */
+function backgroundWorkLines(backlog: WebhookBacklogCheck, polls: LongPollCheck): string[] {
+  const mark = (met: boolean) => (met ? 'met' : 'NOT MET');
+  return [
+    `target webhook claim behind ${backlog.backlog} due deliveries <= ${WEBHOOK_BACKLOG_TARGETS.claimMs} ms (median): ${backlog.claimMs.median} ms ${mark(backlog.claimMs.median <= WEBHOOK_BACKLOG_TARGETS.claimMs)}`,
+    `target another partner's event delivered <= ${WEBHOOK_BACKLOG_TARGETS.otherPartnerDeliveryMs} ms: ${backlog.otherPartnerDeliveryMs.max} ms at most ${mark(backlog.otherPartnerDeliveryMs.max <= WEBHOOK_BACKLOG_TARGETS.otherPartnerDeliveryMs)}`,
+    `target feed reads per event with ${polls.polls} waiting polls <= ${LONG_POLL_TARGETS.feedReadsPerEvent}: ${polls.feedReadsPerEvent} ${mark(polls.feedReadsPerEvent <= LONG_POLL_TARGETS.feedReadsPerEvent)}`,
+  ];
 }
 
 export function commandOf(options: BenchOptions): string {

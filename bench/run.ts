@@ -19,7 +19,9 @@ import { seed } from './seed.js';
 import { startServer, type RunningServer } from './servers.js';
 import { statementsPerRequest, type SqlComparison } from './sql-check.js';
 import { checkTokenCache, issueToken } from './token-cache.js';
+import { measureLongPolls } from './long-polls.js';
 import { measureUnlockJob } from './unlock-job.js';
+import { measureWebhookBacklog } from './webhook-backlog.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -128,9 +130,16 @@ async function main(): Promise<number> {
     const [readers, due] = options.quick ? [100_000, 100] : [1_000_000, 1_000];
     const unlockJob = await measureUnlockJob(database.url, serviceEnv, data.novelIds[0], readers, due);
     log(`bench: chapter.unlocked job over ${unlockJob.readers} readers with ${unlockJob.due} due: ${unlockJob.runMs} ms, ${unlockJob.announced} announced`);
+    const webhookBacklog = await measureWebhookBacklog(database.url, serviceEnv, options.quick ? 50_000 : 500_000);
+    log(
+      `bench: webhook claim behind ${webhookBacklog.backlog} due deliveries of one partner: ${webhookBacklog.claimMs.median} ms median, ${webhookBacklog.claimMs.p99} ms p99; ` +
+        `another partner's event delivered in ${webhookBacklog.otherPartnerDeliveryMs.median} ms median, ${webhookBacklog.otherPartnerDeliveryMs.max} ms at most`,
+    );
+    const longPolls = await measureLongPolls(database.url, serviceEnv, 500, 5);
+    log(`bench: ${longPolls.polls} waiting long polls: ${longPolls.feedReadsPerEvent} feed read per event, last answered ${longPolls.lastAnswerMs.median} ms median after the commit`);
     const profile = options.profile ? { service: summariseProfiles(profileDir, service.pid), baseline: summariseProfiles(profileDir, baseline.pid) } : undefined;
     if (profile) log(`bench: CPU profiles in ${profileDir}; summarise one with: node dist/bench/profile.js FILE.cpuprofile [TOP] [SKIP_MS]`);
-    const written = writeReport({ root: ROOT, startedAt, options, database: database.description, databaseIdle, data, results, probes: probeResults, sql, plans, tokenCache, unlockJob, profile });
+    const written = writeReport({ root: ROOT, startedAt, options, database: database.description, databaseIdle, data, results, probes: probeResults, sql, plans, tokenCache, unlockJob, webhookBacklog, longPolls, profile });
     log(`bench: results written to ${written.json} and ${written.svg}`);
     const bounded = results.filter((r) => r.limit);
     const lowestFraction = bounded.length ? bounded.reduce((a, b) => (b.limit!.fraction < a.limit!.fraction ? b : a)) : undefined;

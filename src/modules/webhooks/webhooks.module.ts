@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { EventFeedService } from './application/event-feed.service.js';
 import { EventRetentionJob } from './application/event-retention.job.js';
+import { WaitingPolls } from './application/waiting-polls.js';
 import { WebhookBacklog } from './application/webhook-backlog.service.js';
 import { WebhookDeliveryService } from './application/webhook-delivery.service.js';
 import { WebhookDeliveryWorker } from './application/webhook-delivery.worker.js';
@@ -35,6 +36,7 @@ import { PgWebhookEventRepository } from './infrastructure/pg-webhook-event.repo
     { provide: WebhookSender, useClass: HttpWebhookSender },
     { provide: EventArrivals, useClass: PgEventArrivals },
     EventFeedService,
+    WaitingPolls,
     EventRetentionJob,
     WebhookEventPublisher,
     WebhookEndpointsService,

@@ -1,10 +1,10 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiGoneResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiGoneResponse, ApiOkResponse, ApiOperation, ApiTags, ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import { ErrorBodyDto } from '../../../shared/http/error-body.dto.js';
 import { Extension } from '../../../shared/http/extension.decorator.js';
 import { platformPath } from '../../../shared/http/surfaces.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
-import { CurrentTenant, RequireScopes } from '../../identity/index.js';
+import { CurrentPrincipal, CurrentTenant, RequireScopes, type Principal } from '../../identity/index.js';
 import { EventFeedService } from '../application/event-feed.service.js';
 import { EventFeedQueryDto, FeedPageDto, feedPageDto } from './event-feed.dto.js';
 
@@ -26,7 +26,8 @@ export class EventFeedController {
   @ApiOkResponse({ type: FeedPageDto })
   @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: after, limit or wait invalid' })
   @ApiGoneResponse({ type: ErrorBodyDto, description: 'events_expired: events after `after` are past retention' })
-  async read(@CurrentTenant() tenant: Tenant, @Query() query: EventFeedQueryDto): Promise<FeedPageDto> {
-    return feedPageDto(await this.feed.read(tenant, { after: query.after, limit: query.limit, waitSeconds: query.wait }));
+  @ApiTooManyRequestsResponse({ type: ErrorBodyDto, description: 'rate_limited: the credential already holds 10 waiting long polls, or its rate limit is spent' })
+  async read(@CurrentTenant() tenant: Tenant, @CurrentPrincipal() caller: Principal, @Query() query: EventFeedQueryDto): Promise<FeedPageDto> {
+    return feedPageDto(await this.feed.read(tenant, caller.clientId, { after: query.after, limit: query.limit, waitSeconds: query.wait }));
   }
 }
