@@ -8,10 +8,20 @@ const refusal = (url: string, rules: UrlRules = 'public') => {
 
 describe('which rules apply', () => {
   it('holds live endpoints to the public rules, whatever NODE_ENV, unless WEBHOOK_ALLOW_INSECURE_URLS', () => {
-    expect(urlRulesFor('live', false)).toBe('public');
-    expect(urlRulesFor('sandbox', false)).toBe('sandbox');
-    expect(urlRulesFor('live', true)).toBe('unrestricted');
-    expect(urlRulesFor('sandbox', true)).toBe('unrestricted');
+    expect(urlRulesFor('live', false, false)).toBe('public');
+    expect(urlRulesFor('live', false, true)).toBe('public');
+    expect(urlRulesFor('sandbox', false, false)).toBe('sandbox');
+    expect(urlRulesFor('live', true, true)).toBe('unrestricted');
+    expect(urlRulesFor('sandbox', true, false)).toBe('unrestricted');
+  });
+
+  it('holds sandbox endpoints in production to public addresses, on any port and over http too', () => {
+    expect(urlRulesFor('sandbox', false, true)).toBe('sandbox-public');
+    expect(refusal('http://127.0.0.1:15000/quitquitquit', 'sandbox-public')).toMatch(/127.0.0.1 is a loopback address/);
+    expect(refusal('http://localhost:8080/hook', 'sandbox-public')).toMatch(/localhost/);
+    expect(refusal('http://[::1]:9000/hook', 'sandbox-public')).toMatch(/loopback/);
+    expect(refusal('http://93.184.215.14:8080/hook', 'sandbox-public')).toBeNull();
+    expect(refusedAddresses('local.example', ['127.0.0.1'], 'sandbox-public')).toMatch(/loopback/);
   });
 });
 

@@ -67,11 +67,13 @@ describe('webhook URL rules', () => {
       dns.set('intranet.partner.example', ['93.184.215.14', '192.168.10.5']);
       const privateHost = await register('https://intranet.partner.example/hook');
       expect(privateHost.statusCode).toBe(400);
-      expect(privateHost.json().error_description).toMatch(/intranet.partner.example resolves to 192.168.10.5, a private address/);
+      expect(privateHost.json().error_description).toBe('url must point to a host that resolves to public addresses only; intranet.partner.example does not.');
 
+      // The same words whether the name resolves to a private address or to nothing: the
+      // answer never tells what an internal name resolves to, or whether it exists.
       const unknownHost = await register('https://unknown.partner.example/hook');
       expect(unknownHost.statusCode).toBe(400);
-      expect(unknownHost.json().error_description).toMatch(/does not resolve/);
+      expect(unknownHost.json().error_description).toBe('url must point to a host that resolves to public addresses only; unknown.partner.example does not.');
     });
 
     it('accepts https to a public address on 443 or 8443', async () => {
@@ -150,5 +152,61 @@ describe('webhook URL rules', () => {
         await tls.close();
       }
     });
+  });
+});
+
+/** DECISIONS 27: in production no partner's receiver runs on the service's host. */
+describe('sandbox webhook URLs in production', () => {
+  let app: TestApp;
+  let receiver: WebhookReceiver;
+  const dns = new Map<string, string[]>();
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    app = await startTestApp({
+      NODE_ENV: 'production',
+      SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF-webhooks',
+      PUBLIC_BASE_URL: 'https://api.example.com',
+      WEBHOOK_POLL_INTERVAL_MS: '50',
+      WEBHOOK_TIMEOUT_MS: '1000',
+    });
+    app.app.get(HostResolver).addressesOf = async (host) => dns.get(host) ?? [];
+  });
+  afterAll(async () => {
+    await app?.close();
+    await receiver?.close();
+  });
+
+  const registerSandbox = async (url: string) => {
+    const credential = await app.partner({ scopes: ['platform:webhooks:manage'], environment: 'sandbox' });
+    const token = await app.token(credential);
+    return { credential, token, response: await app.inject({ method: 'POST', url: ENDPOINTS, headers: bearer(token), payload: { url, events: ['novel.finished'] } }) };
+  };
+
+  it.each(['http://127.0.0.1:15000/quitquitquit', 'http://localhost:15000/quitquitquit', 'http://[::1]:15000/quitquitquit'])(
+    'refuses %s (a neighbour of the service, not a partner) with 400',
+    async (url) => {
+      const { response } = await registerSandbox(url);
+      expect(response.statusCode).toBe(400);
+      expect(response.json().error).toBe('invalid_request');
+    },
+  );
+
+  it('still accepts http on any port to a public address', async () => {
+    dns.set('sandbox-receiver.partner.example', ['93.184.215.14']);
+    expect((await registerSandbox('http://93.184.215.14:8080/hooks')).response.statusCode).toBe(201);
+    expect((await registerSandbox('http://sandbox-receiver.partner.example:3001/hooks')).response.statusCode).toBe(201);
+  });
+
+  it('refuses at delivery a name that now resolves to loopback: logged as connection_refused, nothing sent', async () => {
+    dns.set('moving.partner.example', ['93.184.215.14']);
+    const { credential, token, response } = await registerSandbox(`http://moving.partner.example:${new URL(receiver.url()).port}/hook`);
+    expect(response.statusCode).toBe(201);
+    dns.set('moving.partner.example', ['127.0.0.1']);
+    await publishFinished(app, tenantOf(credential));
+    const deliveries = async () => (await app.inject({ method: 'GET', url: `${ENDPOINTS}/${response.json().id}/deliveries`, headers: bearer(token) })).json().data;
+    await waitFor(async () => (await deliveries())[0]?.attempts.length > 0, 'the first attempt');
+    expect((await deliveries())[0].attempts[0]).toMatchObject({ status_code: null, error: 'connection_refused' });
+    expect(receiver.at('/hook')).toHaveLength(0);
   });
 });

@@ -67,7 +67,7 @@ export class WebhookDeliveryService {
       this.logger.error({ msg: 'could not sign a webhook delivery', err: String(error), eventId: claim.eventId });
       return null;
     }
-    const rules = urlRulesFor(claim.environment, this.config.webhookAllowInsecureUrls);
+    const rules = urlRulesFor(claim.environment, this.config.webhookAllowInsecureUrls, this.config.isProduction);
     return this.sender.send({ url: claim.url, rules, body: claim.body, headers });
   }
 

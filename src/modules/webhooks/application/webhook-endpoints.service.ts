@@ -89,14 +89,17 @@ export class WebhookEndpointsService {
 
   /** The URL rules of the tenant's environment, and the host's current addresses (checked again at every delivery). */
   private async checkUrl(tenant: Tenant, url: string): Promise<void> {
-    const rules = urlRulesFor(tenant.environment, this.config.webhookAllowInsecureUrls);
+    const rules = urlRulesFor(tenant.environment, this.config.webhookAllowInsecureUrls, this.config.isProduction);
     const check = checkEndpointUrl(url, rules);
     if (!check.ok) throw invalidRequest(`${check.reason}.`);
     if (rules === 'unrestricted') return;
     const host = hostOf(check.url);
     const addresses = isIP(host) ? [host] : await this.resolver.addressesOf(host).catch(() => []);
-    const refusal = refusedAddresses(host, addresses, rules);
-    if (refusal) throw invalidRequest(`url must point to ${allowedAddresses(rules)}; ${refusal}.`);
+    // Never what the name resolves to, nor what kind of address: that would turn this
+    // endpoint into a resolver of the service's internal names (DECISIONS 27).
+    if (refusedAddresses(host, addresses, rules)) {
+      throw invalidRequest(`url must point to a host that resolves to ${allowedAddresses(rules)} only; ${host} does not.`);
+    }
   }
 }
 

@@ -5,21 +5,26 @@ import type { Environment } from '../../../shared/tenancy/tenant.js';
  * Which URLs may receive webhooks (DECISIONS 27), so that a partner cannot make the service
  * call into its own network (SSRF) or probe it:
  * - `public` (live endpoints): https on port 443 or 8443, to public addresses only;
- * - `sandbox` (sandbox endpoints): http or https on any port, to public or loopback
- *   addresses, so a partner can test against a receiver on the machine running the service;
+ * - `sandbox` (sandbox endpoints outside production): http or https on any port, to public
+ *   or loopback addresses, so a partner can test against a receiver on the machine running
+ *   the service (`npm start`);
+ * - `sandbox-public` (sandbox endpoints in production): http or https on any port, to
+ *   public addresses only. No partner's receiver runs on a production host, so a loopback
+ *   URL could only reach the service's neighbours (a sidecar's admin port, say);
  * - `unrestricted` (WEBHOOK_ALLOW_INSECURE_URLS): http or https, any port and address.
  *
  * A host name is checked here only for being localhost; its addresses are checked when it
  * is resolved, at registration and again at every connection (`refusedAddresses`).
  */
-export type UrlRules = 'public' | 'sandbox' | 'unrestricted';
+export type UrlRules = 'public' | 'sandbox' | 'sandbox-public' | 'unrestricted';
 
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
 /** The rules for an endpoint of `environment`; the insecure setting lifts them all. */
-export function urlRulesFor(environment: Environment, allowInsecure: boolean): UrlRules {
+export function urlRulesFor(environment: Environment, allowInsecure: boolean, isProduction: boolean): UrlRules {
   if (allowInsecure) return 'unrestricted';
-  return environment === 'sandbox' ? 'sandbox' : 'public';
+  if (environment === 'live') return 'public';
+  return isProduction ? 'sandbox-public' : 'sandbox';
 }
 
 /** Ports a live endpoint may use: https's own, and its common alternative. */
@@ -40,10 +45,10 @@ export function checkEndpointUrl(raw: string, rules: UrlRules): UrlCheck {
   if (rules === 'unrestricted') return { ok: true, url };
   if (rules === 'public' && !PUBLIC_PORTS.includes(url.port)) return refuse('url must use port 443 or 8443');
   const host = hostOf(url);
-  if (rules === 'public' && (host === 'localhost' || host.endsWith('.localhost'))) return refuse('url must not point to localhost');
+  if (rules !== 'sandbox' && (host === 'localhost' || host.endsWith('.localhost'))) return refuse('url must not point to localhost');
   if (isIP(host)) {
     const reason = addressRefusal(host, rules);
-    if (reason) return refuse(`url must point to ${allowedAddresses(rules)}; ${host} is ${reason}`);
+    if (reason) return refuse(`url must point to ${allowedAddresses(rules)} only; ${host} is ${reason}`);
   }
   return { ok: true, url };
 }
@@ -70,7 +75,7 @@ export function refusedAddresses(host: string, addresses: readonly string[], rul
 
 /** What the addresses of an endpoint under `rules` may be, for refusals. */
 export const allowedAddresses = (rules: Exclude<UrlRules, 'unrestricted'>): string =>
-  rules === 'sandbox' ? 'a public or loopback address' : 'a public address';
+  rules === 'sandbox' ? 'public or loopback addresses' : 'public addresses';
 
 function addressRefusal(address: string, rules: Exclude<UrlRules, 'unrestricted'>): string | null {
   const reason = nonPublicReason(address);
