@@ -1154,7 +1154,7 @@ export interface components {
             plan?: string;
             /**
              * Format: date-time
-             * @description [extension] When the change happened at the partner; at most 5 minutes ahead of the server clock. A write older than the record's last change is acknowledged with applied: false and changes nothing. Absent: the time of receipt.
+             * @description [extension] When the change happened at the partner; at most 5 minutes ahead of the server clock and, in live, at most 72 hours in the past (older periods are settled; the sandbox accepts any past instant). A write older than the record's last change is acknowledged with applied: false and changes nothing. Absent: the time of receipt.
              * @example 2026-11-23T10:15:00Z
              */
             effective_at?: string;
@@ -2159,7 +2159,7 @@ export interface operations {
                     "application/json": components["schemas"]["EntitlementWriteDto"];
                 };
             };
-            /** @description invalid_request: subscriber_id, product or status missing or invalid, or effective_at malformed or in the future */
+            /** @description invalid_request: subscriber_id, product or status missing or invalid, or effective_at malformed, more than 5 minutes ahead, or (live) more than 72 hours in the past */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -2169,7 +2169,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "Subscriber_id, product or status missing or invalid, or effective_at malformed or in the future."
+                     *       "error_description": "Subscriber_id, product or status missing or invalid, or effective_at malformed, more than 5 minutes ahead, or (live) more than 72 hours in the past."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7699,7 +7699,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description rate_limited */
+            /** @description rate_limited: the credential already holds 10 waiting long polls, or its rate limit is spent */
             429: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -7712,7 +7712,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "rate_limited",
-                     *       "error_description": "Too many requests: retry after the time in Retry-After."
+                     *       "error_description": "The credential already holds 10 waiting long polls, or its rate limit is spent."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];

@@ -2,14 +2,18 @@ import fc from 'fast-check';
 import { DataSource } from 'typeorm';
 import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
 
-/** DECISIONS 24: entitlement writes ordered by when they happened, through the real API and database. */
+/**
+ * DECISIONS 24: entitlement writes ordered by when they happened, through the real API and
+ * database. The ordering tests write through a sandbox credential, which accepts any past
+ * `effective_at`; the live bound of 72 hours has tests of its own below.
+ */
 let t: TestApp;
 let token: string;
 let partnerId: string;
 
 beforeAll(async () => {
   t = await startTestApp();
-  const credential = await t.partner();
+  const credential = await t.partner({ environment: 'sandbox' });
   partnerId = credential.partner_id;
   token = await t.token(credential);
 });
@@ -107,4 +111,31 @@ it('answers 400 invalid_request for an effective_at more than 5 minutes in the f
   expect(response.statusCode).toBe(400);
   expect(response.json()).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('5 minutes') });
   expect(await currentOf('future-1')).toBeUndefined();
+});
+
+describe('in live, a settled period cannot be rewritten', () => {
+  let live: string;
+  beforeAll(async () => {
+    live = await t.token(await t.partner());
+  });
+  const writeLive = (subscriberId: string, status: string, effectiveAt: string) =>
+    t.inject({ method: 'POST', url: '/platform/v1/entitlements', headers: bearer(live), payload: { subscriber_id: subscriberId, product: 'textapp', status, effective_at: effectiveAt } });
+  const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
+
+  it('accepts an effective_at up to 72 hours back', async () => {
+    expect((await writeLive('settled-1', 'active', hoursAgo(71.9))).json()).toEqual({ ok: true, applied: true });
+  });
+
+  it('answers 400 naming effective_at for one further back, and changes nothing', async () => {
+    expect((await writeLive('settled-2', 'active', hoursAgo(1))).statusCode).toBe(200);
+    const response = await writeLive('settled-2', 'canceled', hoursAgo(72.1));
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({ error: 'invalid_request', error_description: expect.stringMatching(/^effective_at must be at most 72 hours in the past/) });
+    const status = await t.inject({ method: 'GET', url: '/platform/v1/subscriber/settled-2/status', headers: bearer(live) });
+    expect(status.json().entitlements[0].status).toBe('active');
+  });
+
+  it('while the sandbox accepts any past instant', async () => {
+    expect((await write('sandbox-past', 'active', '2001-01-01T00:00:00Z')).json()).toEqual({ ok: true, applied: true });
+  });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { EntitlementState } from '../../src/modules/entitlements/domain/entitlement.repository.js';
-import { isAcceptableEffectiveAt, writeOutcome } from '../../src/modules/entitlements/domain/entitlement-ordering.js';
+import { effectiveAtRefusal, writeOutcome } from '../../src/modules/entitlements/domain/entitlement-ordering.js';
 
 const state = (status: EntitlementState['status']): EntitlementState => ({ status, partnerPlan: null, internalPlan: 'text_standard' });
 const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms);
@@ -32,11 +32,18 @@ describe('writeOutcome', () => {
   });
 });
 
-describe('isAcceptableEffectiveAt', () => {
+describe('effectiveAtRefusal', () => {
   it('accepts the past and up to 5 minutes ahead, no further', () => {
     const now = at(0);
-    expect(isAcceptableEffectiveAt(at(-86_400_000), now)).toBe(true);
-    expect(isAcceptableEffectiveAt(at(300_000), now)).toBe(true);
-    expect(isAcceptableEffectiveAt(at(300_001), now)).toBe(false);
+    expect(effectiveAtRefusal(at(-3_600_000), now, 'live')).toBeUndefined();
+    expect(effectiveAtRefusal(at(300_000), now, 'live')).toBeUndefined();
+    expect(effectiveAtRefusal(at(300_001), now, 'sandbox')).toMatch(/5 minutes ahead/);
+  });
+
+  it('accepts at most 72 hours back in live, any past instant in the sandbox', () => {
+    const now = at(0);
+    expect(effectiveAtRefusal(at(-72 * 3_600_000), now, 'live')).toBeUndefined();
+    expect(effectiveAtRefusal(at(-72 * 3_600_000 - 1), now, 'live')).toMatch(/72 hours/);
+    expect(effectiveAtRefusal(at(-10 * 365 * 86_400_000), now, 'sandbox')).toBeUndefined();
   });
 });

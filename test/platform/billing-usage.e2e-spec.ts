@@ -4,6 +4,8 @@ import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
 /**
  * DECISIONS 25: billing per period, from entitlement histories built through the API
  * (`effective_at` places each change in the past), across months, offsets and the current month.
+ * Sandbox credentials: only the sandbox accepts an `effective_at` more than 72 hours back
+ * (DECISIONS 24), and a sandbox caller's usage counts the sandbox the same way.
  */
 let t: TestApp;
 
@@ -13,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 async function partner() {
-  const credential = await t.partner();
+  const credential = await t.partner({ environment: 'sandbox' });
   const token = await t.token(credential);
   const change = async (subscriberId: string, status: string, effectiveAt?: string) => {
     const response = await t.inject({
@@ -88,7 +90,7 @@ it('says when the history does not reach back to the period, and refuses a month
   // A record written before the history kept changes (an import of old data).
   await t.app
     .get(DataSource)
-    .query(`INSERT INTO entitlements (partner_id, environment, subscriber_id, product, status, internal_plan) VALUES ($1, 'live', 'legacy', 'audioapp', 'active', 'audio_standard')`, [
+    .query(`INSERT INTO entitlements (partner_id, environment, subscriber_id, product, status, internal_plan) VALUES ($1, 'sandbox', 'legacy', 'audioapp', 'active', 'audio_standard')`, [
       credential.partner_id,
     ]);
   expect((await usage('2026-10')).body).toMatchObject({ active_count: 1, history_complete: false });

@@ -3,7 +3,7 @@ import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { EntitlementRepository, type ActiveCountHistory, type Entitlement, type EntitlementKey, type EntitlementState } from '../domain/entitlement.repository.js';
 import { invalidRequest } from '../../../shared/errors/domain-error.js';
-import { isAcceptableEffectiveAt, writeOutcome } from '../domain/entitlement-ordering.js';
+import { effectiveAtRefusal, writeOutcome } from '../domain/entitlement-ordering.js';
 import { featuresOf, resolvePlan, type EntitlementStatus, type InternalPlan, type Product, type SubscriberFeatures } from '../domain/plans.js';
 
 export interface EntitlementWrite {
@@ -45,9 +45,8 @@ export class EntitlementsService {
    * exactly one history row.
    */
   async upsert(tenant: Tenant, changedBy: string, write: EntitlementWrite): Promise<EntitlementWriteResult> {
-    if (write.effectiveAt && !isAcceptableEffectiveAt(write.effectiveAt, new Date())) {
-      throw invalidRequest('effective_at must not be more than 5 minutes ahead of the current time: send when the change happened.');
-    }
+    const refusal = write.effectiveAt && effectiveAtRefusal(write.effectiveAt, new Date(), tenant.environment);
+    if (refusal) throw invalidRequest(refusal);
     const key: EntitlementKey = { tenant, subscriberId: write.subscriberId, product: write.product };
     const mapped = write.plan ? await this.entitlements.mappedPlan(tenant.partnerId, write.plan) : null;
     return this.unitOfWork.run(async () => {

@@ -21,7 +21,7 @@ export class EntitlementsController {
   @ApiOkResponse({ type: EntitlementWriteDto })
   @ApiBadRequestResponse({
     type: ErrorBodyDto,
-    description: 'invalid_request: subscriber_id, product or status missing or invalid, or effective_at malformed or in the future',
+    description: 'invalid_request: subscriber_id, product or status missing or invalid, or effective_at malformed, more than 5 minutes ahead, or (live) more than 72 hours in the past',
   })
   async upsert(@CurrentPrincipal() principal: Principal, @Body() body: EntitlementRequestDto): Promise<EntitlementWriteDto> {
     const { applied } = await this.entitlements.upsert(principal, principal.clientId, {

@@ -34,8 +34,9 @@ export class EntitlementRequestDto {
     format: 'date-time',
     example: '2026-11-23T10:15:00Z',
     description:
-      '[extension] When the change happened at the partner; at most 5 minutes ahead of the server clock. A write older than the ' +
-      "record's last change is acknowledged with applied: false and changes nothing. Absent: the time of receipt.",
+      '[extension] When the change happened at the partner; at most 5 minutes ahead of the server clock and, in live, at most 72 hours ' +
+      "in the past (older periods are settled; the sandbox accepts any past instant). A write older than the record's last change is " +
+      'acknowledged with applied: false and changes nothing. Absent: the time of receipt.',
   })
   @IsOptional()
   @IsIsoInstant('effective_at')
