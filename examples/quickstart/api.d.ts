@@ -1073,6 +1073,11 @@ export interface components {
             token_type: string;
             /** @example 600 */
             expires_in: number;
+            /**
+             * @description [extension] The scopes the token carries, space separated: the credential's (RFC 6749 section 5.1).
+             * @example textapp:catalog:read textapp:progress:read
+             */
+            scope: string;
         };
         JwksDto: {
             /** @description ES256 public keys (JWK). */
@@ -1131,9 +1136,8 @@ export interface components {
             token_endpoint_auth_methods_supported: string[];
             scopes_supported: ("platform:entitlements:write" | "platform:subscribers:read" | "platform:billing:read" | "platform:webhooks:manage" | "textapp:catalog:read" | "textapp:content:read" | "textapp:progress:read" | "textapp:progress:write" | "textapp:analytics:read" | "audioapp:audio:read" | "audioapp:playback:read" | "audioapp:playback:write" | "audioapp:voices:read" | "kidsapp:engagement:read")[];
             /**
-             * @example [
-             *       "token"
-             *     ]
+             * @description Empty: the client credentials grant uses no authorization endpoint, so no response type has a flow here.
+             * @example []
              */
             response_types_supported: string[];
         };

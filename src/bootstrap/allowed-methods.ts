@@ -3,11 +3,14 @@ import type { FastifyInstance } from 'fastify';
 /**
  * The methods each registered path answers, so that a known path called with another
  * method gets 405 with `Allow` instead of a 404 that suggests the path does not exist.
- * Must be installed before the routes are registered (it listens to onRoute).
+ * Only routes `served` accepts count: a surface this process does not mount is answered
+ * 404, and its methods must not show through an `Allow`. Must be installed before the
+ * routes are registered (it listens to onRoute).
  */
-export function trackAllowedMethods(fastify: FastifyInstance): (path: string) => string[] | undefined {
+export function trackAllowedMethods(fastify: FastifyInstance, served: (route: string) => boolean): (path: string) => string[] | undefined {
   const routes = new Map<string, { pattern: RegExp; methods: Set<string> }>();
   fastify.addHook('onRoute', (route) => {
+    if (!served(route.url)) return;
     const entry = routes.get(route.url) ?? { pattern: patternOf(route.url), methods: new Set<string>() };
     for (const method of [route.method].flat()) entry.methods.add(method);
     routes.set(route.url, entry);

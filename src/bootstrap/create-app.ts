@@ -143,11 +143,12 @@ class OneLinePerRequest extends LogController {
 
 function installRequestHooks(fastify: FastifyInstance, config: AppConfig): void {
   const setSecurityHeaders = securityHeaders(config);
-  const allowedMethods = trackAllowedMethods(fastify);
+  const allowedMethods = trackAllowedMethods(fastify, (route) => isServed(route, config));
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     setSecurityHeaders(request.url, reply);
-    const refusal = refuseEarly(request, config) ?? wrongMethod(request, allowedMethods);
+    // The method first: a path that exists answers 405 whatever the body (DECISIONS 5).
+    const refusal = wrongMethod(request, allowedMethods) ?? refuseEarly(request, config);
     if (refusal) {
       reply.status(refusal.status).headers(refusal.headers).send(refusal.body);
       return;
@@ -178,17 +179,25 @@ function wrongMethod(request: FastifyRequest, allowedMethods: (path: string) => 
 /** Token endpoints read forms and check their own body (their errors must not be cached). */
 const isTokenEndpoint = (route: string | undefined) => route?.endsWith('/oauth2/token') ?? false;
 
+/** Whether this process serves the route: its surface is mounted, or it belongs to none (docs, health). */
+function isServed(route: string, config: AppConfig): boolean {
+  const owners = surfacesServing(route);
+  return owners.length === 0 || owners.some((surface) => config.mounts(surface));
+}
+
 function refuseEarly(request: FastifyRequest, config: AppConfig): ApiError | undefined {
+  const route = request.routeOptions.url;
+  // No route: the 404 that follows says so, whatever the body.
+  if (route === undefined) return undefined;
   // Surfaces this process does not serve (SERVICES) answer as if they did not exist. The
   // matched route decides, not the raw URL: the router decodes `/%73andbox/v1` to a
   // sandbox route that a check of the raw text would not recognise.
-  const owners = surfacesServing(request.routeOptions.url ?? '');
-  if (owners.length > 0 && !owners.some((surface) => config.mounts(surface))) {
+  if (!isServed(route, config)) {
     return new ApiError('not_found', `No endpoint answers ${request.method} ${request.url.split('?')[0]}.`);
   }
   // Every other body is JSON: a form or text body is refused rather than half-understood.
   const contentType = request.headers['content-type'];
-  if (contentType !== undefined && !isTokenEndpoint(request.routeOptions.url)) {
+  if (contentType !== undefined && !isTokenEndpoint(route)) {
     const mediaType = contentType.split(';')[0].trim().toLowerCase();
     if (mediaType !== 'application/json') {
       return new ApiError('invalid_request', `Unsupported Content-Type "${mediaType}": send application/json.`);

@@ -125,7 +125,7 @@ describe('HTTP hygiene', () => {
     const response = await t.inject({ method: 'DELETE', url: '/health/live' });
     expect(response.statusCode).toBe(405);
     expect(response.headers.allow).toBe('GET, HEAD');
-    expect(response.json()).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('/health/live does not answer DELETE') });
+    expect(response.json()).toEqual({ error: 'method_not_allowed', error_description: expect.stringContaining('/health/live does not answer DELETE') });
     const withParameters = await t.inject({ method: 'PUT', url: '/platform/v1/webhook-endpoints/abc' });
     expect(withParameters.statusCode).toBe(405);
     expect(withParameters.headers.allow).toBe('DELETE');

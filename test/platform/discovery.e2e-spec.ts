@@ -44,7 +44,7 @@ test.each([
     grant_types_supported: ['client_credentials'],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     scopes_supported: expect.arrayContaining([scope]),
-    response_types_supported: ['token'],
+    response_types_supported: [],
   });
   if (issuer === 'kids') expect(metadata.scopes_supported).toEqual(['kidsapp:engagement:read']);
 });

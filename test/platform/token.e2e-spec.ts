@@ -27,7 +27,8 @@ describe('POST /platform/v1/oauth2/token', () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers['cache-control']).toBe('no-store');
     const body = response.json();
-    expect(Object.keys(body).sort()).toEqual(['access_token', 'expires_in', 'token_type']);
+    expect(Object.keys(body).sort()).toEqual(['access_token', 'expires_in', 'scope', 'token_type']);
+    expect(body.scope).toBe('textapp:catalog:read platform:billing:read');
     expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 600 });
     const header = decodeProtectedHeader(body.access_token);
     expect(header).toMatchObject({ alg: 'ES256', typ: 'at+jwt' });

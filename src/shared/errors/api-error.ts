@@ -13,7 +13,7 @@ export const ERROR_KINDS = {
   novel_not_found: { status: 404, error: 'invalid_request' },
   payload_too_large: { status: 413, error: 'invalid_request' },
   request_timeout: { status: 408, error: 'invalid_request' },
-  method_not_allowed: { status: 405, error: 'invalid_request' },
+  method_not_allowed: { status: 405, error: 'method_not_allowed' },
   headers_too_large: { status: 431, error: 'invalid_request' },
   not_found: { status: 404, error: 'not_found' },
   audio_not_ready: { status: 404, error: 'audio_not_ready' },

@@ -15,6 +15,7 @@ class PlannedValidationPipe extends ValidationPipe {
   private readonly plans = new Map<ArgumentMetadata['metatype'], ValidationPlan | undefined>();
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body') refuseNullFields(value);
     const planned = metadata.type === 'body' || metadata.type === 'query' ? this.planOf(metadata.metatype)?.accept(value) : undefined;
     return planned ?? super.transform(value, metadata);
   }
@@ -28,6 +29,16 @@ class PlannedValidationPipe extends ValidationPipe {
     if (!this.plans.has(metatype)) this.plans.set(metatype, ValidationPlan.of(metatype as new () => object));
     return this.plans.get(metatype);
   }
+}
+
+/**
+ * No request body field is nullable (DECISIONS 5): `null` is refused in so many words,
+ * rather than with the message of whichever rule it happens to break first.
+ */
+function refuseNullFields(body: unknown): void {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
+  const nulls = Object.keys(body).filter((key) => (body as Record<string, unknown>)[key] === null);
+  if (nulls.length > 0) throw new ApiError('invalid_request', nulls.map((key) => `${key} must not be null: leave it out instead`).join('; '));
 }
 
 /**

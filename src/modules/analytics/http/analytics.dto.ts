@@ -1,15 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString } from 'class-validator';
+import { IsString } from 'class-validator';
 import type { EngagementReport } from '../domain/engagement-report.js';
+import { MayBeOmitted } from '../../../shared/http/may-be-omitted.js';
 
 export class EngagementQueryDto {
   @ApiPropertyOptional({ format: 'date', description: 'First UTC day of the period, included. Defaults to the first day of period_end’s month.', example: '2026-11-01' })
-  @IsOptional()
+  @MayBeOmitted()
   @IsString({ message: 'period_start must be given once, as YYYY-MM-DD' })
   period_start?: string;
 
   @ApiPropertyOptional({ format: 'date', description: 'Last UTC day of the period, included; at most 366 days after period_start counting both. Defaults to today (UTC).', example: '2026-11-30' })
-  @IsOptional()
+  @MayBeOmitted()
   @IsString({ message: 'period_end must be given once, as YYYY-MM-DD' })
   period_end?: string;
 }

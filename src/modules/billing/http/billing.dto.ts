@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined, IsIn, IsOptional, Matches } from 'class-validator';
+import { IsDefined, IsIn, Matches } from 'class-validator';
 import { ExtensionProperty } from '../../../shared/http/extension.decorator.js';
 import { PRODUCTS, type Product } from '../../entitlements/index.js';
 import type { BillingUsage } from '../application/billing.service.js';
+import { MayBeOmitted } from '../../../shared/http/may-be-omitted.js';
 
 export class BillingUsageQueryDto {
   @ApiProperty({ enum: PRODUCTS })
@@ -11,7 +12,7 @@ export class BillingUsageQueryDto {
   product: Product;
 
   @ApiPropertyOptional({ description: 'YYYY-MM, a UTC month that has begun; defaults to the current one.', example: '2026-11' })
-  @IsOptional()
+  @MayBeOmitted()
   // No year 0000: PostgreSQL has none, so a month of it names no stored period.
   @Matches(/^(?!0000)\d{4}-(0[1-9]|1[0-2])$/, { message: 'period must have the format YYYY-MM, from 0001-01 to 9999-12' })
   period?: string;

@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, Length, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, Length, Max, Min } from 'class-validator';
 import { IsNovelId } from '../../../shared/http/identifiers.js';
 import { IntegerQueryParam } from '../../../shared/http/validation.js';
 import type { Category, Novel, NovelPage } from '../domain/catalog.js';
+import { MayBeOmitted } from '../../../shared/http/may-be-omitted.js';
 
 export class CategoryDto {
   @ApiProperty({ description: 'Slug; the category_id filter of GET /novels.', example: 'romance' }) id: string;
@@ -21,23 +22,23 @@ const PAGE_RULE = `page must be an integer from 1 to ${MAX_PAGE}`;
 
 export class NovelQueryDto {
   @ApiPropertyOptional({ description: 'Filter by category; valid values come from GET /categories.', example: 'romance' })
-  @IsOptional()
+  @MayBeOmitted()
   @IsNovelId()
   category_id?: string;
 
   @ApiPropertyOptional({ description: 'Filter by editorial tag.', example: 'drama' })
-  @IsOptional()
+  @MayBeOmitted()
   @Length(1, 50, { message: 'tag must be 1 to 50 characters' })
   tag?: string;
 
   @ApiPropertyOptional({ description: 'Filter by novels with real recorded narration (every chapter ready).', enum: ['true', 'false'] })
-  @IsOptional()
+  @MayBeOmitted()
   @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
   @IsBoolean({ message: 'has_audio must be true or false' })
   has_audio?: boolean;
 
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE, default: 1 })
-  @IsOptional()
+  @MayBeOmitted()
   @IntegerQueryParam()
   @IsInt({ message: PAGE_RULE })
   @Min(1, { message: PAGE_RULE })
@@ -45,7 +46,7 @@ export class NovelQueryDto {
   page: number = 1;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
-  @IsOptional()
+  @MayBeOmitted()
   @IntegerQueryParam()
   @IsInt({ message: 'page_size must be an integer from 1 to 100' })
   @Min(1, { message: 'page_size must be an integer from 1 to 100' })

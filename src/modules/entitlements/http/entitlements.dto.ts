@@ -1,10 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined, IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { IsDefined, IsIn, IsString, Length } from 'class-validator';
 import { ExtensionProperty } from '../../../shared/http/extension.decorator.js';
 import { IsIsoInstant } from '../../../shared/http/date-time.js';
 import { IsSubscriberId } from '../../../shared/http/identifiers.js';
 import type { Entitlement } from '../domain/entitlement.repository.js';
 import { ENTITLEMENT_STATUSES, PRODUCTS, type EntitlementStatus, type Product } from '../domain/plans.js';
+import { MayBeOmitted } from '../../../shared/http/may-be-omitted.js';
 
 export class EntitlementRequestDto {
   @ApiProperty({ description: 'Subscriber identifier in the partner system.', example: 'sub-42' })
@@ -24,7 +25,7 @@ export class EntitlementRequestDto {
   status: EntitlementStatus;
 
   @ApiPropertyOptional({ description: 'Plan the subscriber holds at the partner, mapped to an internal plan.', example: 'premium' })
-  @IsOptional()
+  @MayBeOmitted()
   @IsString({ message: 'plan must be a string' })
   @Length(1, 100, { message: 'plan must be 1 to 100 characters' })
   plan?: string;
@@ -38,7 +39,7 @@ export class EntitlementRequestDto {
       "in the past (older periods are settled; the sandbox accepts any past instant). A write older than the record's last change is " +
       'acknowledged with applied: false and changes nothing. Absent: the time of receipt.',
   })
-  @IsOptional()
+  @MayBeOmitted()
   @IsIsoInstant('effective_at')
   effective_at?: string;
 }

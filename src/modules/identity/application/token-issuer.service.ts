@@ -13,7 +13,8 @@ export interface TokenResponse {
   access_token: string;
   token_type: 'Bearer';
   expires_in: number;
-  scope?: string;
+  /** What the token grants (RFC 6749 5.1: the client asked for no scope, so it learns them here). */
+  scope: string;
 }
 
 /** The claims of DECISIONS 3 (RFC 9068 access token). */
@@ -78,7 +79,6 @@ export class TokenIssuerService {
       algorithm: 'ES256',
       header: { alg: 'ES256', typ: 'at+jwt', kid },
     });
-    const response: TokenResponse = { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_LIFETIME_SECONDS };
-    return issuer === 'kids' ? { ...response, scope: claims.scope } : response;
+    return { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_LIFETIME_SECONDS, scope: claims.scope };
   }
 }

@@ -9,7 +9,8 @@ export interface IssuerMetadata {
   grant_types_supported: ['client_credentials'];
   token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'];
   scopes_supported: Scope[];
-  response_types_supported: ['token'];
+  /** Empty: the only grant is client credentials, which uses no authorization endpoint and so no response type. */
+  response_types_supported: [];
 }
 
 /** The scopes each issuer puts in tokens: the kids issuer issues its one scope only. */
@@ -27,7 +28,7 @@ export function issuerMetadata(publicBaseUrl: string, issuer: TokenIssuer): Issu
     grant_types_supported: ['client_credentials'],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     scopes_supported: [...ISSUER_SCOPES[issuer]],
-    response_types_supported: ['token'],
+    response_types_supported: [],
   };
 }
 

@@ -48,7 +48,8 @@ export class AccessGuard implements CanActivate {
       return verified;
     });
     const budget = await this.rateLimiter.consumeOrThrow(`credential:${principal.clientId}`);
-    context.switchToHttp().getResponse<FastifyReply>().headers(budget);
+    // An authenticated answer is the partner's alone: no cache on the way may keep it.
+    context.switchToHttp().getResponse<FastifyReply>().headers(budget).header('cache-control', 'no-store');
     checkScopes(principal, rule.anyOfScopes);
     request.principal = principal;
     return true;

@@ -18,7 +18,12 @@ class IssuerMetadataDto implements IssuerMetadata {
   @ApiProperty({ type: [String], example: ['client_secret_basic', 'client_secret_post'] })
   token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'];
   @ApiProperty({ type: [String], enum: SCOPES }) scopes_supported: IssuerMetadata['scopes_supported'];
-  @ApiProperty({ type: [String], example: ['token'] }) response_types_supported: ['token'];
+  @ApiProperty({
+    type: [String],
+    example: [],
+    description: 'Empty: the client credentials grant uses no authorization endpoint, so no response type has a flow here.',
+  })
+  response_types_supported: [];
 }
 
 /**

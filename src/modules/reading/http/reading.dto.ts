@@ -1,15 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined, IsOptional, IsString } from 'class-validator';
+import { IsDefined, IsString } from 'class-validator';
 import { IsIsoInstant } from '../../../shared/http/date-time.js';
 import { IsNovelId, IsSubscriberId } from '../../../shared/http/identifiers.js';
 import type { ProgressEntry, ReadingProgress } from '../application/reading-progress.service.js';
 import type { Chapter, ChapterSummary } from '../../catalog/index.js';
 import type { ChapterListing } from '../application/chapter-reading.service.js';
 import { chapterStatus } from '../domain/novel-progress.js';
+import { MayBeOmitted } from '../../../shared/http/may-be-omitted.js';
 
 export class OptionalSubscriberQueryDto {
   @ApiPropertyOptional({ description: "Partner's subscriber identifier: adds each chapter's release state.", example: 'sub-42' })
-  @IsOptional()
+  @MayBeOmitted()
   @IsSubscriberId()
   subscriber_id?: string;
 }
@@ -29,7 +30,7 @@ export class OpenNovelDto {
   novel_id: string;
 
   @ApiPropertyOptional({ format: 'date-time', description: 'Sandbox only: a past instant to start the drip from, to test it without waiting days. Refused on /v1.' })
-  @IsOptional()
+  @MayBeOmitted()
   @IsIsoInstant('started_at')
   started_at?: string;
 }

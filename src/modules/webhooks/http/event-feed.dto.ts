@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsInt, Max, Min } from 'class-validator';
 import { IntegerQueryParam } from '../../../shared/http/validation.js';
 import { FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT, FEED_MAX_WAIT_SECONDS, type FeedItem, type FeedPage } from '../domain/event-feed.js';
 import { WEBHOOK_EVENT_TYPES } from '../domain/webhook-event.js';
+import { MayBeOmitted } from '../../../shared/http/may-be-omitted.js';
 
 const AFTER_RULE = 'after must be an integer from 0 (a seq already read)';
 const LIMIT_RULE = `limit must be an integer from 1 to ${FEED_MAX_LIMIT}`;
@@ -10,14 +11,14 @@ const WAIT_RULE = `wait must be an integer from 0 to ${FEED_MAX_WAIT_SECONDS} (s
 
 export class EventFeedQueryDto {
   @ApiPropertyOptional({ type: 'integer', minimum: 0, default: 0, description: 'The last seq already read; 0 reads from the oldest event kept.' })
-  @IsOptional()
+  @MayBeOmitted()
   @IntegerQueryParam()
   @IsInt({ message: AFTER_RULE })
   @Min(0, { message: AFTER_RULE })
   after: number = 0;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: FEED_MAX_LIMIT, default: FEED_DEFAULT_LIMIT })
-  @IsOptional()
+  @MayBeOmitted()
   @IntegerQueryParam()
   @IsInt({ message: LIMIT_RULE })
   @Min(1, { message: LIMIT_RULE })
@@ -31,7 +32,7 @@ export class EventFeedQueryDto {
     default: 0,
     description: 'Long polling: when nothing is after `after`, hold the request up to this many seconds for the next event.',
   })
-  @IsOptional()
+  @MayBeOmitted()
   @IntegerQueryParam()
   @IsInt({ message: WAIT_RULE })
   @Min(0, { message: WAIT_RULE })

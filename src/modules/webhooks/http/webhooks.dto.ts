@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayNotEmpty, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ArrayNotEmpty, IsArray, IsDefined, IsIn, IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
 import { IntegerQueryParam } from '../../../shared/http/validation.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../domain/webhook-delivery.repository.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../domain/webhook-event.js';
 import { DELIVERY_FAILURES, type DeliveryFailure } from '../domain/webhook-sender.js';
+import { MayBeOmitted } from '../../../shared/http/may-be-omitted.js';
 
 export class CreateWebhookEndpointDto {
   @ApiProperty({
@@ -52,12 +53,12 @@ export class RotatedWebhookSecretDto extends WebhookEndpointWithSecretDto {
 
 export class DeliveriesQueryDto {
   @ApiPropertyOptional({ enum: DELIVERY_STATUSES, description: 'Only deliveries in this state.' })
-  @IsOptional()
+  @MayBeOmitted()
   @IsIn(DELIVERY_STATUSES, { message: `status must be one of ${DELIVERY_STATUSES.join(', ')}` })
   status?: DeliveryStatus;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50, description: 'How many deliveries, most recent first.' })
-  @IsOptional()
+  @MayBeOmitted()
   @IntegerQueryParam()
   @Max(100, { message: 'limit must be an integer from 1 to 100' })
   @Min(1, { message: 'limit must be an integer from 1 to 100' })

@@ -57,6 +57,7 @@ const EXAMPLE_DESCRIPTIONS: Record<ErrorCode, string> = {
   endpoint_limit_reached: 'This environment already has 10 webhook endpoints: delete one first.',
   conflict: 'No endpoint subscribes to this event type.',
   events_expired: 'Events after this seq are no longer kept: resynchronise, then read from after=0.',
+  method_not_allowed: 'This path does not answer this method; the Allow header lists those it answers.',
   rate_limited: 'Too many requests: retry after the time in Retry-After.',
   temporarily_unavailable: 'The service cannot reach its database. Retry shortly.',
   server_error: 'The service failed unexpectedly. Retry later; if it persists, contact support with the x-request-id.',
