@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process answers */
+        /**
+         * Liveness: the process answers
+         * @description Answers 200 while the process runs, whatever the database: restart the process only when this fails.
+         */
         get: operations["getLiveness"];
         put?: never;
         post?: never;
@@ -28,7 +31,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers */
+        /**
+         * Readiness: the database answers
+         * @description Answers 200 when the database answered within 2 s, else 503: take the replica out of the load balancer meanwhile.
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -45,7 +51,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics (request counts and latency histograms per route) */
+        /**
+         * Prometheus metrics (request counts and latency histograms per route)
+         * @description For operators, in the Prometheus text format. Never served on this port in production (METRICS_PORT gives it a port of its own); 404 where it is not served.
+         */
         get: operations["getMetrics"];
         put?: never;
         post?: never;
@@ -82,7 +91,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public keys that verify partner tokens (JWK set) */
+        /**
+         * Public keys that verify partner tokens (JWK set)
+         * @description The current key and, during a rotation, the next and the previous one. Cache it for its max-age (300 s), and fetch it again when a token names a kid it does not list.
+         */
         get: operations["getPlatformKeySet"];
         put?: never;
         post?: never;
@@ -119,7 +131,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public keys that verify children's service tokens (JWK set) */
+        /**
+         * Public keys that verify children's service tokens (JWK set)
+         * @description The children's service issuer's keys, rotated as the platform's are. Cache it for its max-age (300 s).
+         */
         get: operations["getKidsKeySet"];
         put?: never;
         post?: never;
@@ -296,7 +311,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Alias of GET /subscriber/{id}/reading-progress (DECISIONS 13) */
+        /**
+         * Alias of GET /subscriber/{id}/reading-progress (DECISIONS 13)
+         * @description One entry per novel the subscriber has opened, newest first. Also served at /subscribers/{id}/reading-progress. The same operation as GET /subscriber/{id}/reading-progress, at the plural path.
+         */
         get: operations["getReadingProgressAlias"];
         put?: never;
         post?: never;
@@ -313,7 +331,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Alias of GET /subscriber/{id}/reading-progress (DECISIONS 13) */
+        /**
+         * Alias of GET /subscriber/{id}/reading-progress (DECISIONS 13)
+         * @description One entry per novel the subscriber has opened, newest first. Also served at /subscribers/{id}/reading-progress. The same operation as GET /subscriber/{id}/reading-progress, at the plural path.
+         */
         get: operations["sandboxGetReadingProgressAlias"];
         put?: never;
         post?: never;
@@ -418,7 +439,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read listening position */
+        /**
+         * Read listening position
+         * @description The subscriber's last stored position in the novel. 404 not_found while none is stored; 400 when the stored chapter is no longer released (the plan lost early access).
+         */
         get: operations["getPlaybackPosition"];
         /**
          * Upsert listening position
@@ -439,7 +463,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read listening position */
+        /**
+         * Read listening position
+         * @description The subscriber's last stored position in the novel. 404 not_found while none is stored; 400 when the stored chapter is no longer released (the plan lost early access).
+         */
         get: operations["sandboxGetPlaybackPosition"];
         /**
          * Upsert listening position
@@ -460,9 +487,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Alias of GET /subscribers/{id}/playback-position (DECISIONS 13) */
+        /**
+         * Alias of GET /subscribers/{id}/playback-position (DECISIONS 13)
+         * @description The subscriber's last stored position in the novel. 404 not_found while none is stored; 400 when the stored chapter is no longer released (the plan lost early access). The same operation as GET /subscribers/{id}/playback-position, at the singular path.
+         */
         get: operations["getPlaybackPositionAlias"];
-        /** Alias of PUT /subscribers/{id}/playback-position (DECISIONS 13) */
+        /**
+         * Alias of PUT /subscribers/{id}/playback-position (DECISIONS 13)
+         * @description One record per (subscriber, novel): a new write replaces the previous one, and repeating a call is safe. Records listening activity and advances current_chapter. The same operation as PUT /subscribers/{id}/playback-position, at the singular path.
+         */
         put: operations["putPlaybackPositionAlias"];
         post?: never;
         delete?: never;
@@ -478,9 +511,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Alias of GET /subscribers/{id}/playback-position (DECISIONS 13) */
+        /**
+         * Alias of GET /subscribers/{id}/playback-position (DECISIONS 13)
+         * @description The subscriber's last stored position in the novel. 404 not_found while none is stored; 400 when the stored chapter is no longer released (the plan lost early access). The same operation as GET /subscribers/{id}/playback-position, at the singular path.
+         */
         get: operations["sandboxGetPlaybackPositionAlias"];
-        /** Alias of PUT /subscribers/{id}/playback-position (DECISIONS 13) */
+        /**
+         * Alias of PUT /subscribers/{id}/playback-position (DECISIONS 13)
+         * @description One record per (subscriber, novel): a new write replaces the previous one, and repeating a call is safe. Records listening activity and advances current_chapter. The same operation as PUT /subscribers/{id}/playback-position, at the singular path.
+         */
         put: operations["sandboxPutPlaybackPositionAlias"];
         post?: never;
         delete?: never;
@@ -636,7 +675,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Metadata of the platform token issuer (RFC 8414) */
+        /**
+         * Metadata of the platform token issuer (RFC 8414)
+         * @description Where OAuth libraries (openid-client and the like) find the token endpoint, the key set and the scopes from the issuer URL alone.
+         */
         get: operations["getPlatformIssuerMetadata"];
         put?: never;
         post?: never;
@@ -653,7 +695,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Metadata of the children's service token issuer (RFC 8414) */
+        /**
+         * Metadata of the children's service token issuer (RFC 8414)
+         * @description As the platform's, for the children's service issuer and its one scope.
+         */
         get: operations["getKidsIssuerMetadata"];
         put?: never;
         post?: never;
@@ -810,7 +855,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the registered endpoints (without their secrets) */
+        /**
+         * List the registered endpoints (without their secrets)
+         * @description The endpoints of the token's environment, oldest first; a secret is shown only when it is created or rotated.
+         */
         get: operations["listWebhookEndpoints"];
         put?: never;
         /**
@@ -871,7 +919,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An endpoint's deliveries, most recent first, each with its attempts */
+        /**
+         * An endpoint's deliveries, most recent first, each with its attempts
+         * @description Each attempt with its status code or failure category (timeout, connection_refused, tls, dns, http_status), duration and time; filter by status.
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -1422,8 +1473,9 @@ export interface components {
         };
         CreateWebhookEndpointDto: {
             /**
-             * @description Where deliveries are POSTed. Live endpoints: https on port 443 or 8443, to a host that resolves to public addresses only. Sandbox endpoints may also use http, any port and loopback addresses. At most 10 endpoints per environment.
-             * @example https://partner.example.com/webhooks/reading
+             * Format: uri
+             * @description Where deliveries are POSTed. Live endpoints: https on port 443 or 8443, to a host that resolves to public addresses only. Sandbox endpoints may also use http and any port (and, on a service run outside production, loopback addresses). At most 10 endpoints per environment.
+             * @example https://example.com/webhooks/reading
              */
             url: string;
             /**
@@ -2994,6 +3046,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReadingProgressDto"];
                 };
             };
+            /** @description invalid_request: malformed subscriber id */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -3003,7 +3056,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "A field or parameter is missing or malformed; this text names it and the rule it breaks."
+                     *       "error_description": "Malformed subscriber id."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3104,6 +3157,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReadingProgressDto"];
                 };
             };
+            /** @description invalid_request: malformed subscriber id */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -3113,7 +3167,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "A field or parameter is missing or malformed; this text names it and the rule it breaks."
+                     *       "error_description": "Malformed subscriber id."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4737,6 +4791,22 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
+            /** @description invalid_request: novel does not exist or was removed */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid_request",
+                     *       "error_description": "Novel does not exist or was removed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
             /** @description rate_limited */
             429: {
                 headers: {
@@ -4977,6 +5047,22 @@ export interface operations {
                      * @example {
                      *       "error": "insufficient_scope",
                      *       "error_description": "The token needs one of: audioapp:playback:write."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description invalid_request: novel does not exist or was removed */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid_request",
+                     *       "error_description": "Novel does not exist or was removed."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6417,6 +6503,22 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description invalid_request: malformed subscriber id or novel id */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid_request",
+                     *       "error_description": "Malformed subscriber id or novel id."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
             /** @description invalid_token: missing, malformed, expired or revoked token */
             401: {
                 headers: {
@@ -6543,6 +6645,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description invalid_request: malformed subscriber id or novel id */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid_request",
+                     *       "error_description": "Malformed subscriber id or novel id."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
             };
             /** @description invalid_token: missing, malformed, expired or revoked token */
             401: {

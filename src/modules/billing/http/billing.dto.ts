@@ -5,16 +5,18 @@ import { PRODUCTS, type Product } from '../../entitlements/index.js';
 import type { BillingUsage } from '../application/billing.service.js';
 import { MayBeOmitted } from '../../../shared/http/may-be-omitted.js';
 
+// No year 0000: PostgreSQL has none, so a month of it names no stored period.
+const PERIOD_PATTERN = /^(?!0000)\d{4}-(0[1-9]|1[0-2])$/;
+
 export class BillingUsageQueryDto {
   @ApiProperty({ enum: PRODUCTS })
   @IsDefined({ message: 'product is required' })
   @IsIn(PRODUCTS, { message: `product must be one of ${PRODUCTS.join(', ')}` })
   product: Product;
 
-  @ApiPropertyOptional({ description: 'YYYY-MM, a UTC month that has begun; defaults to the current one.', example: '2026-11' })
+  @ApiPropertyOptional({ description: 'YYYY-MM, a UTC month that has begun; defaults to the current one.', example: '2026-11', pattern: PERIOD_PATTERN.source })
   @MayBeOmitted()
-  // No year 0000: PostgreSQL has none, so a month of it names no stored period.
-  @Matches(/^(?!0000)\d{4}-(0[1-9]|1[0-2])$/, { message: 'period must have the format YYYY-MM, from 0001-01 to 9999-12' })
+  @Matches(PERIOD_PATTERN, { message: 'period must have the format YYYY-MM, from 0001-01 to 9999-12' })
   period?: string;
 }
 

@@ -40,7 +40,7 @@ export class PlatformTokenController {
   @Get('jwks')
   @Public()
   @Header('Cache-Control', `public, max-age=${JWKS_MAX_AGE_SECONDS}`)
-  @ApiOperation({ summary: 'Public keys that verify partner tokens (JWK set)' })
+  @ApiOperation({ summary: 'Public keys that verify partner tokens (JWK set)', description: 'The current key and, during a rotation, the next and the previous one. Cache it for its max-age (300 s), and fetch it again when a token names a kid it does not list.' })
   @ApiOkResponse({ type: JwksDto })
   jwks() {
     return this.keys.jwks('platform');
@@ -81,7 +81,7 @@ export class KidsTokenController {
   @Get('jwks')
   @Public()
   @Header('Cache-Control', `public, max-age=${JWKS_MAX_AGE_SECONDS}`)
-  @ApiOperation({ summary: "Public keys that verify children's service tokens (JWK set)" })
+  @ApiOperation({ summary: "Public keys that verify children's service tokens (JWK set)", description: "The children's service issuer's keys, rotated as the platform's are. Cache it for its max-age (300 s)." })
   @ApiOkResponse({ type: JwksDto })
   jwks() {
     return this.keys.jwks('kids');

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsDefined, IsInt, IsString, Length, Max, Min } from 'class-validator';
+import { IsDefined, IsInt, IsString, Length, Matches, Max, Min } from 'class-validator';
 import { IsNovelId } from '../../../shared/http/identifiers.js';
-import { chapterIdOf } from '../../catalog/index.js';
+import { CHAPTER_ID_PATTERN, chapterIdOf } from '../../catalog/index.js';
 import { MAX_POSITION_SECONDS, type PlaybackPosition } from '../domain/playback-position.js';
 
 const POSITION_RULE = `position_seconds must be an integer from 0 to ${MAX_POSITION_SECONDS}`;
@@ -24,6 +24,7 @@ export class PlaybackPositionWriteDto {
   @IsDefined({ message: 'chapter_id is required' })
   @IsString({ message: 'chapter_id must be a string' })
   @Length(1, 120, { message: 'chapter_id must be 1 to 120 characters' })
+  @Matches(CHAPTER_ID_PATTERN, { message: 'chapter_id must be {novel_id}-ch{n}, e.g. the-heir-ch2' })
   chapter_id: string;
 
   @ApiProperty({ type: 'integer', minimum: 0, maximum: MAX_POSITION_SECONDS, example: 95 })

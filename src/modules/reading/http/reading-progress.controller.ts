@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
@@ -23,6 +23,16 @@ import { OpenNovelDto, ProgressEntryDto, progressEntryDto, ReadingProgressDto, r
 
 const subscriberId = () => Param('id', subscriberIdPipe('subscriber id'));
 
+const READING_PROGRESS = {
+  summary: 'Consolidated reading progress',
+  description: 'One entry per novel the subscriber has opened, newest first. Also served at /subscribers/{id}/reading-progress.',
+};
+/** Shared by the declared path and its alias, so the two never differ. */
+const READING_PROGRESS_ANSWERS = applyDecorators(
+  ApiOkResponse({ type: ReadingProgressDto }),
+  ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: malformed subscriber id' }),
+);
+
 @ApiTags('Reading progress')
 @Controller(readingPaths())
 export class ReadingProgressController {
@@ -30,18 +40,19 @@ export class ReadingProgressController {
 
   @Get('subscriber/:id/reading-progress')
   @RequireScopes('textapp:progress:read')
-  @ApiOperation({ summary: 'Consolidated reading progress', description: 'One entry per novel the subscriber has opened, newest first. Also served at /subscribers/{id}/reading-progress.' })
-  @ApiOkResponse({ type: ReadingProgressDto })
-  @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: malformed subscriber id' })
+  @ApiOperation(READING_PROGRESS)
+  @READING_PROGRESS_ANSWERS
   async readingProgress(@CurrentTenant() tenant: Tenant, @subscriberId() id: string): Promise<ReadingProgressDto> {
     return readingProgressDto(await this.reading.readingProgress(tenant, id));
   }
 
   @Get('subscribers/:id/reading-progress')
   @RequireScopes('textapp:progress:read')
-  @ApiOperation({ summary: 'Alias of GET /subscriber/{id}/reading-progress (DECISIONS 13)' })
-  @ApiOkResponse({ type: ReadingProgressDto })
-  @ApiBadRequestResponse({ type: ErrorBodyDto })
+  @ApiOperation({
+    summary: 'Alias of GET /subscriber/{id}/reading-progress (DECISIONS 13)',
+    description: `${READING_PROGRESS.description} The same operation as GET /subscriber/{id}/reading-progress, at the plural path.`,
+  })
+  @READING_PROGRESS_ANSWERS
   readingProgressAlias(@CurrentTenant() tenant: Tenant, @subscriberId() id: string): Promise<ReadingProgressDto> {
     return this.readingProgress(tenant, id);
   }
@@ -78,6 +89,7 @@ export class ReadingProgressController {
   @Extension()
   @ApiOperation({ summary: 'Remove an unfinished novel', description: 'Also removes its playback position. Opening it again restarts the drip.' })
   @ApiNoContentResponse()
+  @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: malformed subscriber id or novel id' })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'invalid_request: novel does not exist or was removed; not_found: the subscriber never opened it' })
   @ApiConflictResponse({ type: ErrorBodyDto, description: 'novel_already_finished' })
   async remove(@CurrentTenant() tenant: Tenant, @subscriberId() id: string, @Param('novel_id', novelIdPipe()) novelId: string): Promise<void> {

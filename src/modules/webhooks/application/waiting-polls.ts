@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ApiError } from '../../../shared/errors/api-error.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { EventArrivals, type ArrivalSignal } from '../domain/event-arrivals.js';
-import { feedPage, FEED_MAX_LIMIT, type FeedItem, type FeedPage } from '../domain/event-feed.js';
+import { feedPage, FEED_MAX_LIMIT, FEED_MAX_WAIT_SECONDS, type FeedItem, type FeedPage } from '../domain/event-feed.js';
 import { WebhookEventRepository } from '../domain/webhook-event.repository.js';
 
 /** Long polls one credential may hold waiting at once, per replica (DECISIONS 22). */
@@ -65,7 +65,12 @@ export class WaitingPolls {
       throw new ApiError(
         'rate_limited',
         `This credential already holds ${WAITING_POLLS_PER_CREDENTIAL} waiting long polls: wait for one to answer, or poll without wait.`,
-        { 'Retry-After': '1' },
+        // The RateLimit fields every 429 carries, for a quota of waiting polls (one frees within the 30 s a poll may wait).
+        {
+          'RateLimit-Policy': `"waiting-polls";q=${WAITING_POLLS_PER_CREDENTIAL};w=${FEED_MAX_WAIT_SECONDS}`,
+          RateLimit: '"waiting-polls";r=0;t=1',
+          'Retry-After': '1',
+        },
       );
     }
     this.heldByCredential.set(clientId, held + 1);

@@ -5,16 +5,19 @@ import { FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT, FEED_MAX_WAIT_SECONDS, type FeedIte
 import { WEBHOOK_EVENT_TYPES } from '../domain/webhook-event.js';
 import { MayBeOmitted } from '../../../shared/http/may-be-omitted.js';
 
-const AFTER_RULE = 'after must be an integer from 0 (a seq already read)';
+/** The largest `after` a query can carry: IntegerQueryParam reads at most 15 digits. */
+const MAX_AFTER = 999_999_999_999_999;
+const AFTER_RULE = `after must be an integer from 0 to ${MAX_AFTER} (a seq already read)`;
 const LIMIT_RULE = `limit must be an integer from 1 to ${FEED_MAX_LIMIT}`;
 const WAIT_RULE = `wait must be an integer from 0 to ${FEED_MAX_WAIT_SECONDS} (seconds)`;
 
 export class EventFeedQueryDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, default: 0, description: 'The last seq already read; 0 reads from the oldest event kept.' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_AFTER, default: 0, description: 'The last seq already read; 0 reads from the oldest event kept.' })
   @MayBeOmitted()
   @IntegerQueryParam()
   @IsInt({ message: AFTER_RULE })
   @Min(0, { message: AFTER_RULE })
+  @Max(MAX_AFTER, { message: AFTER_RULE })
   after: number = 0;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: FEED_MAX_LIMIT, default: FEED_DEFAULT_LIMIT })

@@ -78,7 +78,7 @@ export class WebhooksController {
   @Get('webhook-endpoints')
   @RequireScopes('platform:webhooks:manage')
   @Extension()
-  @ApiOperation({ summary: 'List the registered endpoints (without their secrets)' })
+  @ApiOperation({ summary: 'List the registered endpoints (without their secrets)', description: 'The endpoints of the token\'s environment, oldest first; a secret is shown only when it is created or rotated.' })
   @ApiOkResponse({ type: WebhookEndpointListDto })
   async list(@CurrentTenant() tenant: Tenant): Promise<WebhookEndpointListDto> {
     return { data: (await this.endpoints.list(tenant)).map(toDto) };
@@ -114,7 +114,10 @@ export class WebhooksController {
   @Get('webhook-endpoints/:id/deliveries')
   @RequireScopes('platform:webhooks:manage')
   @Extension()
-  @ApiOperation({ summary: "An endpoint's deliveries, most recent first, each with its attempts" })
+  @ApiOperation({
+    summary: "An endpoint's deliveries, most recent first, each with its attempts",
+    description: 'Each attempt with its status code or failure category (timeout, connection_refused, tls, dns, http_status), duration and time; filter by status.',
+  })
   @ApiOkResponse({ type: WebhookDeliveryListDto })
   @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: status or limit invalid' })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'not_found' })

@@ -9,8 +9,10 @@ import { MayBeOmitted } from '../../../shared/http/may-be-omitted.js';
 export class CreateWebhookEndpointDto {
   @ApiProperty({
     description:
-      'Where deliveries are POSTed. Live endpoints: https on port 443 or 8443, to a host that resolves to public addresses only. Sandbox endpoints may also use http, any port and loopback addresses. At most 10 endpoints per environment.',
-    example: 'https://partner.example.com/webhooks/reading',
+      'Where deliveries are POSTed. Live endpoints: https on port 443 or 8443, to a host that resolves to public addresses only. Sandbox endpoints may also use http and any port (and, on a service run outside production, loopback addresses). At most 10 endpoints per environment.',
+    // A host that resolves to public addresses: the service accepts the example as it is.
+    example: 'https://example.com/webhooks/reading',
+    format: 'uri',
     maxLength: 2048,
   })
   // With stopAtFirstError, class-validator checks the lowest decorator first.

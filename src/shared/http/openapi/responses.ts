@@ -4,20 +4,30 @@ import { isProtected, operationsOf, type Operation } from './operations.js';
 
 const ERROR_BODY = { $ref: '#/components/schemas/ErrorBodyDto' };
 
-/** Response headers, declared once under components.headers. */
+/**
+ * Response headers, declared once under components.headers. Each is `required` where it is
+ * declared: an answer the document says carries it always does (the conformance test
+ * checks every answer against this).
+ */
 export const RESPONSE_HEADERS = {
-  'x-request-id': { description: "The request's id: the caller's own when it sent a safe one, else minted. Quote it to support.", schema: { type: 'string' } },
-  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
-  'WWW-Authenticate': { description: 'The authentication to use (RFC 6750 Bearer on the services, Basic on the token endpoints) and, for a refused token, why.', schema: { type: 'string' } },
+  'x-request-id': { required: true, description: "The request's id: the caller's own when it sent a safe one, else minted. Quote it to support.", schema: { type: 'string' } },
+  'Retry-After': { required: true, description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
+  'WWW-Authenticate': {
+    required: true,
+    description: 'The authentication to use (RFC 6750 Bearer on the services, Basic on the token endpoints) and, for a refused token, why.',
+    schema: { type: 'string' },
+  },
   'RateLimit-Policy': {
+    required: true,
     description: 'The quota policy that applies (IETF RateLimit fields): `"credential";q=<requests>;w=<seconds of a full refill>`.',
     schema: { type: 'string', example: '"credential";q=100;w=2' },
   },
   RateLimit: {
+    required: true,
     description: 'What remains of that quota: `"credential";r=<requests left>;t=<seconds until full again>`.',
     schema: { type: 'string', example: '"credential";r=87;t=1' },
   },
-  Location: { description: 'Where the created resource is read or managed.', schema: { type: 'string' } },
+  Location: { required: true, description: 'Where the created resource is read or managed.', schema: { type: 'string' } },
 } as const;
 
 const headerRefs = (...names: (keyof typeof RESPONSE_HEADERS)[]) =>
