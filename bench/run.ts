@@ -45,7 +45,8 @@ async function main(): Promise<number> {
   process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
   try {
     const servicePort = await freePort();
-    const publicBaseUrl = `http://127.0.0.1:${servicePort}`;
+    // https: production requires it (DECISIONS 21); it only names the token issuer and stream URLs here.
+    const publicBaseUrl = `https://127.0.0.1:${servicePort}`;
     const profileDir = join(ROOT, 'bench/results/profiles');
     const serviceEnv = {
       DATABASE_URL: database.url,

@@ -4,7 +4,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { AppModule } from './app.module.js';
 import { ConfigError, loadConfig } from './config/app-config.js';
 import { loadEnvFile } from './config/env-file.js';
-import { describeDatabase, locateDatabase } from './database/database-location.js';
+import { checkDatabaseReachable, describeDatabase, locateDatabase } from './database/database-location.js';
 import { HttpMetrics } from './observability/metrics.js';
 import { asksForHelp, COMMANDS, commandUsage, UsageError, parseArguments, unknownCommand, usage } from './cli/commands.js';
 
@@ -31,18 +31,20 @@ async function main(argv: string[]): Promise<number> {
   let context: INestApplicationContext | undefined;
   let release: () => Promise<void> = async () => undefined;
   try {
-    const args = parseArguments(rest, command.options);
+    // Everything that needs no database first: a mistake costs no connection.
+    const input = await command.check(parseArguments(rest, command.options));
     loadEnvFile();
     const config = loadConfig();
     // Which database answers matters: a credential made in another DATA_DIR is unknown here.
     process.stderr.write(`Database: ${describeDatabase(config)}\n`);
     const database = await locateDatabase(config, (line) => process.stderr.write(`${line}\n`));
     release = database.release;
+    await checkDatabaseReachable(database.url);
     context = await NestFactory.createApplicationContext(
       AppModule.forRoot({ config, databaseUrl: database.url, metrics: new HttpMetrics() }),
       { logger: ['error'] },
     );
-    const result = await command.run(context, args);
+    const result = await command.run(context, input);
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     return 0;
   } catch (error) {

@@ -5,7 +5,7 @@ import { createApp } from './bootstrap/create-app.js';
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig, type AppConfig } from './config/app-config.js';
 import { loadEnvFile } from './config/env-file.js';
-import { describeDatabase, locateDatabase } from './database/database-location.js';
+import { checkDatabaseReachable, describeDatabase, locateDatabase } from './database/database-location.js';
 import { EmbeddedDatabaseError } from './database/embedded-postgres.js';
 import { HttpMetrics } from './observability/metrics.js';
 import { startMetricsServer } from './observability/metrics-server.js';
@@ -16,6 +16,7 @@ async function main(): Promise<void> {
     return loadConfig();
   });
   const database = await exitOnConfigError(() => locateDatabaseOrExit(config));
+  await exitOnConfigError(() => checkDatabaseReachable(database.url));
   const app = await createApp(config, database.url);
   await app.listen({ port: config.port, host: config.host });
   const metricsServer =

@@ -67,6 +67,9 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
       connectionsCheckingInterval: Math.min(1000, Math.ceil(config.httpHeadersTimeoutMs / 4)),
     },
     clientErrorHandler: answerClientError,
+    // Requests that arrive once a shutdown began get the contract's 503 (installRequestHooks),
+    // not Fastify's own body.
+    return503OnClosing: false,
     routerOptions: { maxParamLength: 300, ignoreTrailingSlash: true },
     // Failures of Fastify's router happen before Nest sees the request.
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
@@ -144,9 +147,20 @@ class OneLinePerRequest extends LogController {
 function installRequestHooks(fastify: FastifyInstance, config: AppConfig): void {
   const setSecurityHeaders = securityHeaders(config);
   const allowedMethods = trackAllowedMethods(fastify, (route) => isServed(route, config));
+  // Set when a shutdown begins: requests in flight finish, new ones are sent elsewhere.
+  let closing = false;
+  fastify.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     setSecurityHeaders(request.url, reply);
+    if (closing) {
+      const refusal = new ApiError('temporarily_unavailable', 'This replica is shutting down: retry, another one answers.', { 'Retry-After': '1' });
+      reply.status(refusal.status).headers(refusal.headers).header('connection', 'close').send(refusal.body);
+      return;
+    }
     // The method first: a path that exists answers 405 whatever the body (DECISIONS 5).
     const refusal = wrongMethod(request, allowedMethods) ?? refuseEarly(request, config);
     if (refusal) {

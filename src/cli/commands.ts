@@ -22,66 +22,74 @@ import { nearest } from './nearest.js';
 /** A mistake in how a command was called; reported with exit code 2. */
 export class UsageError extends Error {}
 
-type Args = { positional: string[]; flags: Record<string, string | true> };
+export type Args = { positional: string[]; flags: Record<string, string | true> };
 
-export interface Command {
+/**
+ * A command: `check` reads and validates its arguments without touching anything, before
+ * the process connects to a database (a mistake costs no connection and reads as one
+ * line); `run` does the work with what `check` returned.
+ */
+export interface Command<Input = unknown> {
   summary: string;
   /** Flags the command accepts: true for a switch, false for a flag with a value. */
   options: Record<string, boolean>;
-  run(context: INestApplicationContext, args: Args): Promise<unknown>;
+  check(args: Args): Input | Promise<Input>;
+  run(context: INestApplicationContext, input: Input): Promise<unknown>;
 }
 
+/** Ties a command's check and run to one input type. */
+const command = <Input>(definition: Command<Input>): Command => definition as Command;
+
 export const COMMANDS: Record<string, Command> = {
-  'partner:create': {
+  'partner:create': command({
     summary: '--name NAME [--scopes "s1 s2"] [--sandbox]   create a partner and its first credential',
     options: { name: false, scopes: false, sandbox: true },
-    run: (context, args) =>
-      context.get(PartnerCredentialsService).createPartner(required(args, 'name'), scopesOf(args), environmentOf(args)),
-  },
-  'credential:create': {
+    check: (args) => ({ name: required(args, 'name'), scopes: scopesOf(args), environment: environmentOf(args) }),
+    run: (context, { name, scopes, environment }) => context.get(PartnerCredentialsService).createPartner(name, scopes, environment),
+  }),
+  'credential:create': command({
     summary: '--partner ID [--scopes "s1 s2"] [--sandbox]   add a credential to a partner',
     options: { partner: false, scopes: false, sandbox: true },
-    run: async (context, args) => {
+    check: (args) => ({ partnerId: uuid(args, 'partner'), scopes: scopesOf(args), environment: environmentOf(args) }),
+    run: async (context, { partnerId, scopes, environment }) => {
       try {
-        return await context.get(PartnerCredentialsService).createCredential(uuid(args, 'partner'), scopesOf(args), environmentOf(args));
+        return await context.get(PartnerCredentialsService).createCredential(partnerId, scopes, environment);
       } catch (error) {
-        if (error instanceof UnknownPartnerError) throw new UsageError(`no partner ${args.flags.partner}`);
+        if (error instanceof UnknownPartnerError) throw new UsageError(`no partner ${partnerId}`);
         throw error;
       }
     },
-  },
-  'credential:revoke': {
+  }),
+  'credential:revoke': command({
     summary: '--client-id ID   revoke a credential: its tokens stop working',
     options: { 'client-id': false },
-    run: async (context, args) => {
-      const clientId = required(args, 'client-id');
+    check: (args) => required(args, 'client-id'),
+    run: async (context, clientId) => {
       if (!(await context.get(PartnerCredentialsService).revoke(clientId))) throw new UsageError(`no credential ${clientId}`);
       return { client_id: clientId, revoked: true };
     },
-  },
-  'plan:map': {
+  }),
+  'plan:map': command({
     summary: `--partner ID --plan NAME --to INTERNAL_PLAN   map a partner plan (${Object.keys(INTERNAL_PLANS).join(', ')})`,
     options: { partner: false, plan: false, to: false },
-    run: async (context, args) => {
-      const partnerId = uuid(args, 'partner');
-      const plan = required(args, 'plan');
+    check: (args) => {
       const to = required(args, 'to');
       if (!isInternalPlan(to)) throw new UsageError(`--to must be one of ${Object.keys(INTERNAL_PLANS).join(', ')}`);
+      return { partnerId: uuid(args, 'partner'), plan: required(args, 'plan'), to };
+    },
+    run: async (context, { partnerId, plan, to }) => {
       if (!(await context.get(PartnerCredentialsService).partnerExists(partnerId))) throw new UsageError(`no partner ${partnerId}`);
       const updated = await context.get(EntitlementsService).mapPlan(partnerId, plan, to);
       return { partner_id: partnerId, plan, internal_plan: to, entitlements_updated: updated };
     },
-  },
-  'catalog:import': {
+  }),
+  'catalog:import': command({
     summary: 'FILE [--sandbox]   upsert the catalog from a manifest, all or nothing (progress on stderr)',
     options: { sandbox: true },
-    run: async (context, args) => {
-      const [file, ...extra] = args.positional;
-      if (!file || extra.length) throw new UsageError('give exactly one manifest FILE');
+    check: async (args) => ({ file: await readableFile(args, 'manifest FILE'), environment: environmentOf(args) }),
+    run: async (context, { file, environment }) => {
       try {
-        const result = await context
-          .get(CatalogImportService)
-          .importFile(file, environmentOf(args), (line) => process.stderr.write(`${line}\n`));
+        const result = await context.get(CatalogImportService).importFile(file, environment, (line) => process.stderr.write(`${line}\n`));
         const { novelsChanged, ...counts } = result;
         return { ...counts, novels_changed: novelsChanged };
       } catch (error) {
@@ -89,17 +97,12 @@ export const COMMANDS: Record<string, Command> = {
         throw error;
       }
     },
-  },
-  'kids:import': {
+  }),
+  'kids:import': command({
     summary: "FILE --partner ID   load children's reading sessions (NDJSON) into the partner's live data, all or nothing",
     options: { partner: false },
-    run: async (context, args) => {
-      const partnerId = uuid(args, 'partner');
-      const [file, ...extra] = args.positional;
-      if (!file || extra.length) throw new UsageError('give exactly one NDJSON FILE');
-      await access(file).catch(() => {
-        throw new UsageError(`cannot read ${file}`);
-      });
+    check: async (args) => ({ partnerId: uuid(args, 'partner'), file: await readableFile(args, 'NDJSON FILE') }),
+    run: async (context, { partnerId, file }) => {
       try {
         const result = await context.get(KidsActivityImporter).import(partnerId, linesOf(file));
         return { partner_id: partnerId, environment: 'live', file, ...result };
@@ -109,19 +112,21 @@ export const COMMANDS: Record<string, Command> = {
         throw error;
       }
     },
-  },
-  'keys:rotate': {
+  }),
+  'keys:rotate': command({
     summary: '[--issuer platform|kids]   publish a new signing key (it signs after the activation delay)',
     options: { issuer: false },
-    run: async (context, args) => {
+    check: (args) => {
       const issuer = (args.flags.issuer ?? 'platform') as TokenIssuer;
       if (!TOKEN_ISSUERS.includes(issuer)) throw new UsageError(`--issuer must be one of ${TOKEN_ISSUERS.join(', ')}`);
-      return { issuer, ...(await context.get(SigningKeyService).rotate(issuer)) };
+      return issuer;
     },
-  },
-  'db:migrate': {
+    run: async (context, issuer) => ({ issuer, ...(await context.get(SigningKeyService).rotate(issuer)) }),
+  }),
+  'db:migrate': command({
     summary: '   apply pending database migrations',
     options: {},
+    check: () => undefined,
     // Starting the context already migrates; this reports the schema's state.
     run: async (context) => {
       const dataSource = context.get(DataSource);
@@ -129,7 +134,7 @@ export const COMMANDS: Record<string, Command> = {
       const applied = await dataSource.query<{ name: string }[]>('SELECT name FROM schema_migrations ORDER BY id');
       return { applied_now: pending, schema: applied.map((m) => m.name) };
     },
-  },
+  }),
 };
 
 export function usage(): string {
@@ -190,6 +195,16 @@ function required(args: Args, name: string): string {
  */
 async function* linesOf(file: string): AsyncGenerator<string> {
   yield* createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+}
+
+/** The one positional FILE, which must be readable now. */
+async function readableFile(args: Args, what: string): Promise<string> {
+  const [file, ...extra] = args.positional;
+  if (!file || extra.length) throw new UsageError(`give exactly one ${what}`);
+  await access(file).catch(() => {
+    throw new UsageError(`cannot read ${file}`);
+  });
+  return file;
 }
 
 function uuid(args: Args, name: string): string {

@@ -21,6 +21,11 @@ export type TrustedProxies = boolean | number | string[];
 
 export interface S3Settings {
   endpoint?: string;
+  /**
+   * The origin players reach the store by, when it differs from the one the service uses
+   * (a store on an internal network name): stream URLs are signed for this host.
+   */
+  publicEndpoint?: string;
   bucket: string;
   region: string;
   accessKeyId?: string;
@@ -123,7 +128,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   return new AppConfig({
     port,
     host: env.HOST?.trim() || '0.0.0.0',
-    publicBaseUrl: origin(env, 'PUBLIC_BASE_URL', `http://localhost:${port}`),
+    publicBaseUrl: publicBaseUrl(env, port, isProduction),
     databaseUrl: postgresUrl(env, 'DATABASE_URL'),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 1000),
     dataDir,
@@ -187,6 +192,19 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
 
 function origin(env: Env, name: string, fallback: string): string {
   return httpUrl(env, name)?.replace(/\/+$/, '') ?? fallback;
+}
+
+/**
+ * The origin partners reach the service by: it names the token issuers and starts every
+ * stream URL. In production it must be set, and https, or tokens and URLs would silently
+ * name localhost (DECISIONS 21).
+ */
+function publicBaseUrl(env: Env, port: number, isProduction: boolean): string {
+  if (!isProduction) return origin(env, 'PUBLIC_BASE_URL', `http://localhost:${port}`);
+  if (!env.PUBLIC_BASE_URL?.trim()) throw new ConfigError('PUBLIC_BASE_URL is required when NODE_ENV=production (the https origin partners call, e.g. https://api.example.com)');
+  const url = origin(env, 'PUBLIC_BASE_URL', '');
+  if (!url.startsWith('https:')) throw new ConfigError(`PUBLIC_BASE_URL must be an https URL when NODE_ENV=production, got "${url}"`);
+  return url;
 }
 
 function httpUrl(env: Env, name: string): string | undefined {
@@ -283,6 +301,7 @@ function s3Settings(env: Env): S3Settings {
   if (!bucket) throw new ConfigError('S3_BUCKET is required when STORAGE=s3');
   return {
     endpoint: env.S3_ENDPOINT?.trim() ? origin(env, 'S3_ENDPOINT', '') : undefined,
+    publicEndpoint: env.S3_PUBLIC_ENDPOINT?.trim() ? origin(env, 'S3_PUBLIC_ENDPOINT', '') : undefined,
     bucket,
     region: env.S3_REGION?.trim() || 'us-east-1',
     accessKeyId: env.S3_ACCESS_KEY_ID?.trim() || undefined,

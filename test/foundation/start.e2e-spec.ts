@@ -44,7 +44,7 @@ describe('starting the service with nothing configured', () => {
   });
 
   it('refuses to start in production without DATABASE_URL, in one line naming it', async () => {
-    const service = runNode('dist/src/main.js', [], { NODE_ENV: 'production', SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF', DATA_DIR: dataDir });
+    const service = runNode('dist/src/main.js', [], { NODE_ENV: 'production', SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF', PUBLIC_BASE_URL: 'https://api.example.com', DATA_DIR: dataDir });
     expect(await service.exit()).toBe(1);
     expect(service.output().trim().split('\n')).toEqual([expect.stringContaining('DATABASE_URL is required when NODE_ENV=production')]);
   });

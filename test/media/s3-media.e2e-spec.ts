@@ -95,3 +95,30 @@ describe('S3-compatible storage (against s3rver)', () => {
     expect((await t.inject({ method: 'GET', url: '/media/live/the-lighthouse/2.mp3?expires=1&signature=x' })).statusCode).toBe(404);
   });
 });
+
+describe('a store the service reaches by another name than players (S3_PUBLIC_ENDPOINT)', () => {
+  it('signs stream URLs for the public origin, which serves the bytes the service uploaded by the internal one', async () => {
+    const imported = await media.importChapterAudio('live', 'the-lighthouse', 3, fixtures.mp3);
+    const publicOrigin = endpoint.replace('127.0.0.1', 'localhost');
+    const behindAnotherName = await startTestApp(
+      {
+        STORAGE: 's3',
+        S3_ENDPOINT: endpoint,
+        S3_PUBLIC_ENDPOINT: publicOrigin,
+        S3_BUCKET: BUCKET,
+        S3_ACCESS_KEY_ID: ACCESS_KEY_ID,
+        S3_SECRET_ACCESS_KEY: SECRET_ACCESS_KEY,
+      },
+      t.databaseUrl,
+    );
+    try {
+      const { url } = await behindAnotherName.app.get(MediaService).issueStreamUrl(imported.key);
+      expect(new URL(url).origin).toBe(publicOrigin);
+      const response = await fetch(url);
+      expect(response.status).toBe(200);
+      expect(Buffer.from(await response.arrayBuffer()).equals(fixtures.mp3Bytes)).toBe(true);
+    } finally {
+      await behindAnotherName.close();
+    }
+  });
+});

@@ -13,11 +13,19 @@ import { MediaStorage, MP3_CONTENT_TYPE } from '../domain/media.storage.js';
  */
 export class S3MediaStorage extends MediaStorage implements OnModuleDestroy {
   private readonly client: S3Client;
+  /** Signs stream URLs for the host players use (S3_PUBLIC_ENDPOINT); presigning makes no request. */
+  private readonly presigner: S3Client;
 
   constructor(private readonly settings: S3Settings) {
     super();
-    this.client = new S3Client({
-      endpoint: settings.endpoint,
+    this.client = this.clientFor(settings.endpoint);
+    this.presigner = settings.publicEndpoint ? this.clientFor(settings.publicEndpoint) : this.client;
+  }
+
+  private clientFor(endpoint: string | undefined): S3Client {
+    const { settings } = this;
+    return new S3Client({
+      endpoint,
       region: settings.region,
       forcePathStyle: settings.forcePathStyle,
       // Absent keys fall back to the SDK's usual chain (environment, instance role, …).
@@ -49,7 +57,7 @@ export class S3MediaStorage extends MediaStorage implements OnModuleDestroy {
 
   signedUrl(key: string, issuedAt: Date, expiresInSeconds: number): Promise<string> {
     assertMediaKey(key);
-    return getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.settings.bucket, Key: key }), {
+    return getSignedUrl(this.presigner, new GetObjectCommand({ Bucket: this.settings.bucket, Key: key }), {
       expiresIn: expiresInSeconds,
       signingDate: issuedAt,
     });
@@ -57,5 +65,6 @@ export class S3MediaStorage extends MediaStorage implements OnModuleDestroy {
 
   onModuleDestroy(): void {
     this.client.destroy();
+    if (this.presigner !== this.client) this.presigner.destroy();
   }
 }
