@@ -20,4 +20,4 @@ const walk = (directory) => {
   }
 };
 walk(ROOT);
-console.log(`production install: ${(bytes / 2 ** 20).toFixed(1)} MiB in ${ROOT}`);
+process.stdout.write(`production install: ${(bytes / 2 ** 20).toFixed(1)} MiB in ${ROOT}\n`);
