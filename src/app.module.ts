@@ -13,6 +13,7 @@ import { KidsEngagementModule } from './modules/kids-engagement/index.js';
 import { MediaModule } from './modules/media/index.js';
 import { PlaybackModule } from './modules/playback/index.js';
 import { ReadingModule } from './modules/reading/index.js';
+import { ServerSecretModule } from './modules/server-secret/index.js';
 import { WebhooksModule } from './modules/webhooks/index.js';
 import type { HttpMetrics } from './observability/metrics.js';
 import { ObservabilityModule } from './observability/observability.module.js';
@@ -36,6 +37,7 @@ export class AppModule {
         DatabaseModule.forRoot(databaseUrl, config.databasePoolSize),
         ObservabilityModule.forRoot(metrics),
         IdentityModule,
+        ServerSecretModule,
         EntitlementsModule,
         BillingModule,
         CatalogModule,

@@ -17,7 +17,8 @@ async function main(): Promise<void> {
   });
   const database = await exitOnConfigError(() => locateDatabaseOrExit(config));
   await exitOnConfigError(() => checkDatabaseReachable(database.url));
-  const app = await createApp(config, database.url);
+  // A SERVER_SECRET the database was not set up with is found while the modules start.
+  const app = await exitOnConfigError(() => createApp(config, database.url), database.release);
   await app.listen({ port: config.port, host: config.host });
   const metricsServer =
     typeof config.metricsPort === 'number' ? await startMetricsServer(app.get(HttpMetrics), config.host, config.metricsPort) : undefined;
@@ -37,13 +38,14 @@ async function main(): Promise<void> {
   }
 }
 
-/** A configuration mistake ends the process with one line naming the variable. */
-async function exitOnConfigError<T>(step: () => T | Promise<T>): Promise<T> {
+/** A configuration mistake ends the process with one line naming the variable (after `cleanUp`, such as stopping an embedded database). */
+async function exitOnConfigError<T>(step: () => T | Promise<T>, cleanUp?: () => Promise<void>): Promise<T> {
   try {
     return await step();
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`Configuration error: ${error.message}\n`);
+      await cleanUp?.().catch(() => undefined);
       process.exit(1);
     }
     throw error;

@@ -17,6 +17,7 @@ import {
   type TokenIssuer,
 } from '../modules/identity/index.js';
 import { KidsActivityImporter, KidsImportRejected } from '../modules/kids-engagement/index.js';
+import { SecretRotationService } from '../modules/server-secret/index.js';
 import { nearest } from './nearest.js';
 
 /** A mistake in how a command was called; reported with exit code 2. */
@@ -122,6 +123,12 @@ export const COMMANDS: Record<string, Command> = {
       return issuer;
     },
     run: async (context, issuer) => ({ issuer, ...(await context.get(SigningKeyService).rotate(issuer)) }),
+  }),
+  'secret:rotate': command({
+    summary: '   with SERVER_SECRET (new) and SERVER_SECRET_PREVIOUS (old) on every replica: move the database to the new secret',
+    options: {},
+    check: () => undefined,
+    run: (context) => context.get(SecretRotationService).rotate(),
   }),
   'db:migrate': command({
     summary: '   apply pending database migrations',

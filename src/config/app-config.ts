@@ -98,6 +98,8 @@ export class AppConfig {
   readonly streamAuditRetentionDays: number;
   /** Root secret: the secret pepper, the media URL key and the key-encryption key derive from it. */
   readonly serverSecret: Buffer;
+  /** The root secret being rotated away from (SERVER_SECRET_PREVIOUS): still read, until `secret:rotate` moved everything off it. */
+  readonly serverSecretPrevious?: Buffer;
 
   constructor(values: Omit<AppConfig, 'isProduction' | 'mounts'>) {
     Object.assign(this, values);
@@ -160,6 +162,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     activityRetentionDays: integer(env, 'ACTIVITY_RETENTION_DAYS', 400, 1, 36_500),
     streamAuditRetentionDays: integer(env, 'STREAM_AUDIT_RETENTION_DAYS', 400, 1, 36_500),
     serverSecret: serverSecret(env, dataDir, isProduction),
+    serverSecretPrevious: previousServerSecret(env, isProduction),
     metricsPort: metricsPort(env, port, isProduction),
   });
 }
@@ -325,6 +328,17 @@ function serverSecret(env: Env, dataDir: string, isProduction: boolean): Buffer 
   }
   if (isProduction) throw new ConfigError('SERVER_SECRET is required when NODE_ENV=production');
   return Buffer.from(readOrCreateSecretFile(join(dataDir, 'server-secret')), 'utf8');
+}
+
+/** SERVER_SECRET_PREVIOUS, held to the same rules as SERVER_SECRET, and never equal to it. */
+function previousServerSecret(env: Env, isProduction: boolean): Buffer | undefined {
+  const raw = env.SERVER_SECRET_PREVIOUS?.trim();
+  if (!raw) return undefined;
+  if (raw.length < 32) throw new ConfigError('SERVER_SECRET_PREVIOUS must be at least 32 characters');
+  const weakness = isProduction ? secretWeakness(raw) : undefined;
+  if (weakness) throw new ConfigError(`SERVER_SECRET_PREVIOUS is too guessable for production: ${weakness}`);
+  if (raw === env.SERVER_SECRET?.trim()) throw new ConfigError('SERVER_SECRET_PREVIOUS must differ from SERVER_SECRET (it names the secret being rotated away from)');
+  return Buffer.from(raw, 'utf8');
 }
 
 /** Fewer distinct characters than this means a typed pattern, not random material (hex has 16). */

@@ -7,6 +7,7 @@ import { MEDIA_ENTITIES } from '../modules/media/index.js';
 import { PLAYBACK_ENTITIES } from '../modules/playback/index.js';
 import { RATE_LIMIT_ENTITIES } from '../modules/rate-limiting/index.js';
 import { READING_ENTITIES } from '../modules/reading/index.js';
+import { SERVER_SECRET_ENTITIES } from '../modules/server-secret/index.js';
 import { WEBHOOK_ENTITIES } from '../modules/webhooks/index.js';
 
 /** The TypeORM entities of every module, for the one data source: one for every table. */
@@ -21,4 +22,5 @@ export const ENTITIES = [
   ...ANALYTICS_ENTITIES,
   ...KIDS_ENGAGEMENT_ENTITIES,
   ...RATE_LIMIT_ENTITIES,
+  ...SERVER_SECRET_ENTITIES,
 ];

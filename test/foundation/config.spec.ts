@@ -68,6 +68,8 @@ describe('loadConfig', () => {
     [{ PLATFORM_JWKS_URL: 'platform/v1/jwks' }, 'PLATFORM_JWKS_URL'],
     [{ PLATFORM_JWKS_URL: 'ftp://platform.example/platform/v1/jwks' }, 'PLATFORM_JWKS_URL'],
     [{ NODE_ENV: 'production', SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF', PUBLIC_BASE_URL: 'https://api.example.com', PLATFORM_JWKS_URL: 'http://platform.internal/platform/v1/jwks' }, 'PLATFORM_JWKS_URL must be an https URL'],
+    [{ SERVER_SECRET_PREVIOUS: 'short' }, 'SERVER_SECRET_PREVIOUS must be at least 32 characters'],
+    [{ SERVER_SECRET: 'the-same-secret-the-same-secret-0123', SERVER_SECRET_PREVIOUS: 'the-same-secret-the-same-secret-0123' }, 'SERVER_SECRET_PREVIOUS must differ'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ HTTP_HEADERS_TIMEOUT_MS: '50' }, 'HTTP_HEADERS_TIMEOUT_MS'],
     [{ HTTP_HEADERS_TIMEOUT_MS: '60000' }, 'HTTP_HEADERS_TIMEOUT_MS'],

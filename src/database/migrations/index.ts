@@ -12,6 +12,7 @@ import { ChapterUnlockSchedule1763900720000 } from './1763900720000-chapter-unlo
 import { MonthlyPartitions1763900800000 } from './1763900800000-monthly-partitions.js';
 import { ActivityWriteCost1763900900000 } from './1763900900000-activity-write-cost.js';
 import { WebhookBacklogCost1764100000000 } from './1764100000000-webhook-backlog-cost.js';
+import { ServerSecretFingerprint1764100100000 } from './1764100100000-server-secret-fingerprint.js';
 
 /** Every migration, in order of its timestamp. `npm run migration:generate` writes this file. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   MonthlyPartitions1763900800000,
   ActivityWriteCost1763900900000,
   WebhookBacklogCost1764100000000,
+  ServerSecretFingerprint1764100100000,
 ];

@@ -44,6 +44,6 @@ import { PgWebhookEventRepository } from './infrastructure/pg-webhook-event.repo
     WebhookDeliveryWorker,
     WebhookBacklog,
   ],
-  exports: [WebhookEventPublisher, WebhookBacklog],
+  exports: [WebhookEventPublisher, WebhookBacklog, WebhookEndpointsService],
 })
 export class WebhooksModule {}

@@ -39,7 +39,7 @@ export class PartnerCredentialsService {
     const clientId = `${prefix}_${randomBytes(12).toString('hex')}`;
     // 256 bits of randomness (DECISIONS 2); the prefix lets secret scanners recognise it.
     const clientSecret = `sk_${prefix}_${randomBytes(32).toString('base64url')}`;
-    await this.credentials.insert({ clientId, partnerId, secretHash: this.secrets.hashSecret(clientSecret), scopes, environment });
+    await this.credentials.insert({ clientId, partnerId, secretHash: this.secrets.hashSecret(clientSecret), scopes, environment }, this.secrets.writingFingerprint);
     return { partner_id: partnerId, client_id: clientId, client_secret: clientSecret, scopes, environment };
   }
 
@@ -47,11 +47,30 @@ export class PartnerCredentialsService {
     return this.credentials.revoke(clientId, new Date());
   }
 
-  /** The credential, if the id exists, is not revoked and the secret matches. */
+  /**
+   * The credential, if the id exists, is not revoked and the secret matches. A secret
+   * hashed under the root secret being rotated away from is hashed again under the writing
+   * one now, the only moment its plaintext is at hand (ADR 0121).
+   */
   async authenticate(clientId: string, clientSecret: string): Promise<CredentialRecord | null> {
     const credential = await this.credentials.findByClientId(clientId);
     if (!credential || credential.revokedAt) return null;
-    return this.secrets.secretMatches(clientSecret, credential.secretHash) ? credential : null;
+    const match = this.secrets.secretMatch(clientSecret, credential.secretHash);
+    if (match === 'other') await this.credentials.upgradeSecretHash(clientId, this.secrets.hashSecret(clientSecret), this.secrets.writingFingerprint);
+    return match ? credential : null;
+  }
+
+  /**
+   * Credentials made before the database recorded its root secret were hashed with that
+   * secret: marked so at the first start that records it (ADR 0121).
+   */
+  markUnmarkedSecretHashes(fingerprint: string): Promise<void> {
+    return this.credentials.markUnmarkedSecretHashes(fingerprint);
+  }
+
+  /** Credentials still hashed under another root secret than the writing one: each is upgraded at its next use. */
+  awaitingSecretUpgrade(): Promise<number> {
+    return this.credentials.countHashedWithOtherThan(this.secrets.writingFingerprint);
   }
 
   isActive(clientId: string): Promise<boolean> {

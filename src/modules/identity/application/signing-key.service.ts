@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { AppConfig } from '../../../config/app-config.js';
 import { ServerSecrets } from '../../../shared/crypto/server-secrets.js';
@@ -27,7 +27,7 @@ interface IssuerKeys {
  * sealed with a key derived from SERVER_SECRET), rotated by `keys:rotate`.
  */
 @Injectable()
-export class SigningKeyService implements OnModuleInit {
+export class SigningKeyService implements OnApplicationBootstrap {
   private readonly cache = new Map<TokenIssuer, IssuerKeys>();
   private readonly loading = new Map<TokenIssuer, Promise<IssuerKeys>>();
   private readonly policy: KeySchedulePolicy;
@@ -44,8 +44,20 @@ export class SigningKeyService implements OnModuleInit {
     };
   }
 
-  async onModuleInit(): Promise<void> {
+  /** At bootstrap, once the root secret to seal with is settled (ServerSecretGate, at module init). */
+  async onApplicationBootstrap(): Promise<void> {
     for (const issuer of TOKEN_ISSUERS) await this.ensureFirstKey(issuer);
+  }
+
+  /** Seals every stored private key again with `reseal` (a root secret rotation); returns how many. */
+  async resealAll(reseal: (sealed: string) => string): Promise<number> {
+    const count = await this.repository.resealAll(reseal);
+    this.cache.clear();
+    return count;
+  }
+
+  anySealedKey(): Promise<string | undefined> {
+    return this.repository.anySealedKey();
   }
 
   /** Publishes a new key now; it signs once the activation delay has passed. */

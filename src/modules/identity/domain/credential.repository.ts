@@ -14,7 +14,14 @@ export interface CredentialRecord {
 export abstract class CredentialRepository {
   abstract createPartner(name: string): Promise<string>;
   abstract partnerExists(partnerId: string): Promise<boolean>;
-  abstract insert(credential: Omit<CredentialRecord, 'revokedAt'>): Promise<void>;
+  /** `secretFingerprint` names the root secret whose pepper made `secretHash` (ADR 0121). */
+  abstract insert(credential: Omit<CredentialRecord, 'revokedAt'>, secretFingerprint: string): Promise<void>;
+  /** Replaces a hash made with another root secret's pepper by one made with the writing secret's. */
+  abstract upgradeSecretHash(clientId: string, secretHash: Buffer, secretFingerprint: string): Promise<void>;
+  /** Marks the hashes stored before fingerprints were kept as made with `fingerprint`'s secret. */
+  abstract markUnmarkedSecretHashes(fingerprint: string): Promise<void>;
+  /** Unrevoked credentials whose hash was made with another root secret than `fingerprint`. */
+  abstract countHashedWithOtherThan(fingerprint: string): Promise<number>;
   abstract findByClientId(clientId: string): Promise<CredentialRecord | null>;
   /**
    * Whether the credential exists and is not revoked: read on every authenticated request,

@@ -44,8 +44,24 @@ export class TypeOrmCredentialRepository extends CredentialRepository {
     return this.db.manager.getRepository(PartnerEntity).existsBy({ id: partnerId });
   }
 
-  async insert(credential: Omit<CredentialRecord, 'revokedAt'>): Promise<void> {
-    await this.db.manager.getRepository(CredentialEntity).insert({ ...credential, revokedAt: null });
+  async insert(credential: Omit<CredentialRecord, 'revokedAt'>, secretFingerprint: string): Promise<void> {
+    await this.db.manager.getRepository(CredentialEntity).insert({ ...credential, secretFingerprint, revokedAt: null });
+  }
+
+  async upgradeSecretHash(clientId: string, secretHash: Buffer, secretFingerprint: string): Promise<void> {
+    await this.db.query(`UPDATE credentials SET secret_hash = $2, secret_fingerprint = $3 WHERE client_id = $1`, [clientId, secretHash, secretFingerprint]);
+  }
+
+  async markUnmarkedSecretHashes(fingerprint: string): Promise<void> {
+    await this.db.query(`UPDATE credentials SET secret_fingerprint = $1 WHERE secret_fingerprint IS NULL`, [fingerprint]);
+  }
+
+  async countHashedWithOtherThan(fingerprint: string): Promise<number> {
+    const [row] = await this.db.query<{ count: string }>(
+      `SELECT count(*) AS count FROM credentials WHERE revoked_at IS NULL AND secret_fingerprint IS DISTINCT FROM $1`,
+      [fingerprint],
+    );
+    return Number(row.count);
   }
 
   async findByClientId(clientId: string): Promise<CredentialRecord | null> {

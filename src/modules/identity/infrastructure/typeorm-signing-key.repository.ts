@@ -32,6 +32,17 @@ export class TypeOrmSigningKeyRepository extends SigningKeyRepository {
     );
   }
 
+  async resealAll(reseal: (sealed: string) => string): Promise<number> {
+    const rows = await this.db.query<{ kid: string; sealed_private_key: string }>(`SELECT kid, sealed_private_key FROM signing_keys FOR UPDATE`);
+    for (const row of rows) await this.db.query(`UPDATE signing_keys SET sealed_private_key = $2 WHERE kid = $1`, [row.kid, reseal(row.sealed_private_key)]);
+    return rows.length;
+  }
+
+  async anySealedKey(): Promise<string | undefined> {
+    const [row] = await this.db.query<{ sealed_private_key: string }>(`SELECT sealed_private_key FROM signing_keys LIMIT 1`);
+    return row?.sealed_private_key;
+  }
+
   withIssuerLock<T>(issuer: TokenIssuer, work: () => Promise<T>): Promise<T> {
     return this.unitOfWork.run(async () => {
       await this.db.query(`SELECT pg_advisory_xact_lock(hashtext('signing_keys:' || $1))`, [issuer]);

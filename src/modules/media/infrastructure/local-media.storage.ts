@@ -59,7 +59,10 @@ export class LocalMediaStorage extends MediaStorage {
    * the file exists (404 otherwise).
    */
   async openSigned(key: string, proof: MediaUrlProof, nowMs: number): Promise<LocalMediaFile> {
-    const check = checkMediaUrl(key, proof, this.secrets.mediaUrlKey, nowMs);
+    // Any configured secret's signature counts: during a SERVER_SECRET rotation a URL issued
+    // before the switch stays good for its lifetime.
+    const checks = this.secrets.mediaUrlKeys.map((urlKey) => checkMediaUrl(key, proof, urlKey, nowMs));
+    const check = checks.find((result) => result !== 'forged') ?? 'forged';
     if (check === 'expired') {
       throw new ApiError('access_denied', 'This media URL has expired. Request a new stream URL.');
     }

@@ -88,6 +88,11 @@ export class WebhookEndpointsService {
   }
 
   /** The URL rules of the tenant's environment, and the host's current addresses (checked again at every delivery). */
+  /** Seals every endpoint secret again with `reseal` (a root secret rotation, ADR 0121); returns how many. */
+  resealAllSecrets(reseal: (sealed: string) => string): Promise<number> {
+    return this.endpoints.resealAllSecrets(reseal);
+  }
+
   private async checkUrl(tenant: Tenant, url: string): Promise<void> {
     const rules = urlRulesFor(tenant.environment, this.config.webhookAllowInsecureUrls, this.config.isProduction);
     const check = checkEndpointUrl(url, rules);

@@ -39,6 +39,8 @@ export abstract class WebhookEndpointRepository {
    * UnitOfWork: the endpoint stays locked until it commits.
    */
   abstract rotateSecret(tenant: Tenant, id: string, sealedSecret: string, overlapSeconds: number): Promise<RotatedSecret | null>;
+  /** Rewrites every endpoint secret, of every tenant, with `reseal` (a root secret rotation); returns how many. */
+  abstract resealAllSecrets(reseal: (sealed: string) => string): Promise<number>;
   /** Whether an endpoint of the tenant registered before `before` subscribes to `eventType`. */
   abstract isSubscribed(tenant: Tenant, eventType: WebhookEventType, before: Date): Promise<boolean>;
 }

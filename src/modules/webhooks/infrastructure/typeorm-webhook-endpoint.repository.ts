@@ -47,6 +47,12 @@ export class TypeOrmWebhookEndpointRepository extends WebhookEndpointRepository 
     return (result.affected ?? 0) > 0;
   }
 
+  async resealAllSecrets(reseal: (sealed: string) => string): Promise<number> {
+    const rows = await this.db.query<{ id: string; sealed_secret: string }>(`SELECT id, sealed_secret FROM webhook_endpoint_secrets FOR UPDATE`);
+    for (const row of rows) await this.db.query(`UPDATE webhook_endpoint_secrets SET sealed_secret = $2 WHERE id = $1`, [row.id, reseal(row.sealed_secret)]);
+    return rows.length;
+  }
+
   async rotateSecret(tenant: Tenant, id: string, sealedSecret: string, overlapSeconds: number): Promise<RotatedSecret | null> {
     // The lock serialises rotations of one endpoint, so exactly one secret is current.
     const row = await this.endpoints().findOne({
