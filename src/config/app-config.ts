@@ -42,6 +42,8 @@ export class AppConfig {
   readonly host: string;
   readonly publicBaseUrl: string;
   readonly databaseUrl?: string;
+  /** A streaming standby for the reads that tolerate seconds of lag (reports); unset, they use the primary. */
+  readonly databaseReadUrl?: string;
   /** Connections this process's pool may open to PostgreSQL (each replica holds its own pool). */
   readonly databasePoolSize: number;
   readonly dataDir: string;
@@ -132,6 +134,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     host: env.HOST?.trim() || '0.0.0.0',
     publicBaseUrl: publicBaseUrl(env, port, isProduction),
     databaseUrl: postgresUrl(env, 'DATABASE_URL'),
+    databaseReadUrl: postgresUrl(env, 'DATABASE_READ_URL'),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 1000),
     dataDir,
     services: surfaces(env),

@@ -10,7 +10,8 @@ import { dirname, join } from 'node:path';
 export const REACHABLE_HOME = '/var/lib/partner-api-embedded-postgres';
 
 const SYSTEM_USER = 'postgres';
-const READY = 'database system is ready to accept connections';
+// A standby says "ready to accept read-only connections".
+const READY = /database system is ready to accept (read-only )?connections/;
 
 export class EmbeddedDatabaseError extends Error {}
 
@@ -160,7 +161,7 @@ async function postgres(bin, dir, port, flags, runAs) {
   const stderr = collect(child);
   const exited = exitOf(child, bin.postgres, runAs);
   await new Promise((resolve, reject) => {
-    child.stderr.on('data', () => stderr().includes(READY) && resolve());
+    child.stderr.on('data', () => READY.test(stderr()) && resolve());
     exited.then(
       (code) => reject(new EmbeddedDatabaseError(`PostgreSQL exited (code ${code}) while starting on ${dir}: ${lastLine(stderr())}`)),
       reject,

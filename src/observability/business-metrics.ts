@@ -1,8 +1,9 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Pool } from 'pg';
-import { Gauge } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { WebhookBacklog } from '../modules/webhooks/index.js';
+import { ReportingDb } from '../shared/persistence/reporting-db.js';
 import { HttpMetrics } from './metrics.js';
 
 /**
@@ -15,12 +16,13 @@ export class BusinessMetrics implements OnModuleInit {
   constructor(
     private readonly dataSource: DataSource,
     private readonly backlog: WebhookBacklog,
+    private readonly reporting: ReportingDb,
     @Inject(HttpMetrics) private readonly metrics: HttpMetrics,
   ) {}
 
   onModuleInit(): void {
     const registers = [this.metrics.registry];
-    const { backlog, dataSource } = this;
+    const { backlog, dataSource, reporting } = this;
     new Gauge({
       name: 'webhook_deliveries',
       help: 'Webhook deliveries not yet delivered, by state: pending (the backlog, retries included) or failed (attempts exhausted). Read at most every 15 s.',
@@ -38,6 +40,17 @@ export class BusinessMetrics implements OnModuleInit {
       registers,
       async collect() {
         this.set((await backlog.figures()).oldestDueSeconds);
+      },
+    });
+    new Counter({
+      name: 'db_reporting_reads_total',
+      help: 'Statements of the reports (engagement, billing history, children\'s summary), by where they ran: standby (DATABASE_READ_URL) or primary.',
+      labelNames: ['target'] as const,
+      registers,
+      collect() {
+        this.reset();
+        this.inc({ target: 'standby' }, reporting.reads.standby);
+        this.inc({ target: 'primary' }, reporting.reads.primary);
       },
     });
     new Gauge({

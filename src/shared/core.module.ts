@@ -3,10 +3,11 @@ import { AppConfig } from '../config/app-config.js';
 import { ServerSecrets } from './crypto/server-secrets.js';
 import { Db } from './persistence/db.js';
 import { PgNotifications } from './persistence/pg-notifications.js';
+import { ReportingDb } from './persistence/reporting-db.js';
 import { TypeOrmUnitOfWork } from './persistence/typeorm-unit-of-work.js';
 import { UnitOfWork } from './persistence/unit-of-work.js';
 
-/** What every module may inject: configuration, derived secrets, the unit of work and database notifications. */
+/** What every module may inject: configuration, derived secrets, the unit of work, database notifications and the reports' reads. */
 @Global()
 @Module({})
 export class CoreModule {
@@ -18,10 +19,11 @@ export class CoreModule {
         ServerSecrets,
         Db,
         PgNotifications,
+        ReportingDb,
         TypeOrmUnitOfWork,
         { provide: UnitOfWork, useExisting: TypeOrmUnitOfWork },
       ],
-      exports: [AppConfig, ServerSecrets, Db, PgNotifications, TypeOrmUnitOfWork, UnitOfWork],
+      exports: [AppConfig, ServerSecrets, Db, PgNotifications, ReportingDb, TypeOrmUnitOfWork, UnitOfWork],
     };
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../shared/persistence/db.js';
+import { ReportingDb } from '../../../shared/persistence/reporting-db.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import type { EndingCount, ReadingTotals, StartedNovels } from '../domain/engagement-report.js';
 import { EngagementRepository } from '../domain/engagement.repository.js';
@@ -12,7 +12,8 @@ import type { ReportingWindow } from '../domain/reporting-window.js';
  */
 @Injectable()
 export class PgEngagementRepository extends EngagementRepository {
-  constructor(private readonly db: Db) {
+  // The report tolerates seconds of lag: it may read on the standby (ADR 0122).
+  constructor(private readonly db: ReportingDb) {
     super();
   }
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../../shared/persistence/db.js';
+import { ReportingDb } from '../../../shared/persistence/reporting-db.js';
 import { NotifiedCache } from '../../../shared/persistence/notified-cache.js';
 import { PgNotifications } from '../../../shared/persistence/pg-notifications.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
@@ -36,6 +37,8 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
 
   constructor(
     private readonly db: Db,
+    /** Billing history and the children's summary tolerate seconds of lag: they may read on the standby (ADR 0122). */
+    private readonly reporting: ReportingDb,
     notifications: PgNotifications,
   ) {
     super();
@@ -113,7 +116,7 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
     // A day's 00:00 count is the count at the period's start plus the moves inside the
     // period up to that day; summing those moves times the days they count for gives the
     // mean in one pass over the period's changes.
-    const [row] = await this.db.query<{
+    const [row] = await this.reporting.query<{
       at_start: number;
       at_end: number;
       peak_inside: number | null;
@@ -152,7 +155,7 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
     // Active at some instant of [from, until) means: active at `from` (the last applied
     // change effective at or before it made it active), or made active by an applied change
     // effective inside the window. Stale writes changed nothing and are left out.
-    const rows = await this.db.query<{ subscriber_id: string }>(
+    const rows = await this.reporting.query<{ subscriber_id: string }>(
       `SELECT subscriber_id FROM (
          SELECT DISTINCT ON (subscriber_id) subscriber_id, new_status
          FROM entitlement_history

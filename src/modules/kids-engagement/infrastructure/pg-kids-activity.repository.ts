@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../../shared/persistence/db.js';
+import { ReportingDb } from '../../../shared/persistence/reporting-db.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import type { ReportingWindow } from '../../analytics/index.js';
 import { UnknownPartnerError } from '../../identity/index.js';
@@ -10,7 +11,11 @@ const FOREIGN_KEY_VIOLATION = '23503';
 
 @Injectable()
 export class PgKidsActivityRepository extends KidsActivityRepository {
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    /** The summary tolerates seconds of lag: it may read on the standby (ADR 0122). */
+    private readonly reporting: ReportingDb,
+  ) {
     super();
   }
 
@@ -51,7 +56,7 @@ export class PgKidsActivityRepository extends KidsActivityRepository {
 
   async totals(tenant: Tenant, window: ReportingWindow, accountIds: readonly string[]): Promise<KidsActivityTotals> {
     // A session belongs to the window when it happened or was completed in it.
-    const [row] = await this.db.query<KidsActivityTotals>(
+    const [row] = await this.reporting.query<KidsActivityTotals>(
       `SELECT count(DISTINCT account_id)::int AS "accountsWithActivity",
               count(*) FILTER (WHERE completed_at >= $3 AND completed_at < $4)::int AS "storiesCompleted",
               coalesce(sum(minutes) FILTER (WHERE occurred_at >= $3 AND occurred_at < $4), 0)::float8 AS "minutesRead"
