@@ -33,7 +33,7 @@ export async function explainHotStatements(url: string, data: SeededData): Promi
   await db.connect();
   const reader = data.readers[0];
   const partner = data.partnerId;
-  const subscriber = [partner, 'live', reader.subscriberId, ...sql.FEATURE_PARAMETERS];
+  const subscriber = [...sql.FEATURE_PARAMETERS, partner, 'live', reader.subscriberId];
   const from = new Date(`${data.period.start}T00:00:00Z`);
   const until = new Date(new Date(`${data.period.end}T00:00:00Z`).getTime() + 86_400_000);
   const statements: [string, string, unknown[]][] = [

@@ -151,7 +151,7 @@ const readerOf = (row: Row): Reader => ({
   earlyAccess: row.earlyAccess as boolean,
 });
 
-const subscriberParameters = (partnerId: string, subscriber: string) => [partnerId, 'live', subscriber, ...sql.FEATURE_PARAMETERS];
+const subscriberParameters = (partnerId: string, subscriber: string) => [...sql.FEATURE_PARAMETERS, partnerId, 'live', subscriber];
 
 /** The subscriber's progress in a novel and features: one statement (ChapterReleaseService.readerState). */
 async function readerState(partnerId: string, subscriber: string, novel: string): Promise<Reader> {
@@ -279,17 +279,9 @@ app.put('/v1/subscribers/:id/playback-position', async (request) => {
   const novel = publishedNovel(id);
   if (chapter > novel.totalChapters) throw invalid(`chapter_id "${chapterId}" names no chapter of novel "${id}": it has ${novel.totalChapters}.`);
   const now = Date.now();
-  const parameters = [
-    ...subscriberParameters(principal.partnerId, subscriber),
-    id,
-    chapter,
-    seconds,
-    new Date(now),
-    new Date(releaseCutoff(chapter, false, now)),
-    new Date(releaseCutoff(chapter, true, now)),
-  ];
-  let [row] = await prepared(sql.UPSERT_POSITION_IF_LISTENING_RECORDED, parameters);
-  if (row.chapter_number === null && row.released) [row] = await prepared(sql.UPSERT_LISTENING_IF_RELEASED, parameters);
+  const reader = [...subscriberParameters(principal.partnerId, subscriber), id, new Date(releaseCutoff(chapter, true, now)), new Date(releaseCutoff(chapter, false, now)), chapter];
+  let [row] = await prepared(sql.UPSERT_POSITION_IF_LISTENING_RECORDED, [...reader, new Date(now), seconds]);
+  if (row.chapter_number === null && row.released) [row] = await prepared(sql.UPSERT_LISTENING_IF_RELEASED, [...reader, seconds, new Date(now), 'audio']);
   if (row.chapter_number === null) {
     const reader = readerOf(row);
     throw invalid(notReleased(id, chapter, chapterRelease(reader.progress, chapter, reader.earlyAccess, now)));

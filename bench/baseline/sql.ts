@@ -1,8 +1,10 @@
 /**
  * The statements the service runs on the hot paths, copied verbatim so that PostgreSQL
- * does the same work for both servers. Each names the repository method it mirrors. When a
- * repository changes, change its copy here: the bench's SQL check (pg_stat_statements, see
- * bench/sql-check.ts) lists any statement that only one of the two servers runs. Reference
+ * does the same work for both servers (the baseline loads no Nest, so it cannot build them
+ * as the service does). Each names the repository method it mirrors. When a repository
+ * changes, change its copy here: test/architecture/bench-statements.e2e-spec.ts fails on
+ * drift, and the bench's SQL check (pg_stat_statements, bench/sql-check.ts) lists any
+ * statement that only one of the two servers runs. Reference
  * data (categories, novels, chapters) is served from memory by both servers (ADR 0105):
  * the baseline loads it once at start with CATALOG_*.
  */
@@ -10,79 +12,104 @@
 /** Feature lists of src/modules/entitlements/domain/plans.ts (FEATURE_GRANTS). */
 export const FEATURE_PARAMETERS = [['textapp', 'audioapp'], ['audio_standard', 'audio_early'], ['text_early', 'audio_early']];
 
-/** SUBSCRIBER_FEATURES_SQL (entitlements). */
-const SUBSCRIBER_FEATURES = `SELECT coalesce(bool_or(product = ANY ($4)), false) AS reading,
-         coalesce(bool_or(internal_plan = ANY ($5)), false) AS audio,
-         coalesce(bool_or(internal_plan = ANY ($6)), false) AS "earlyAccess"
-    FROM entitlements
-   WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND status = 'active'`;
+/**
+ * The hot statements of TypeOrmReadingProgressRepository and TypeOrmPlaybackPositionRepository,
+ * as they compose them from the entitlements, reading and analytics queries (ADR 0124).
+ * Placeholders: $1–$3 the feature lists (FEATURE_PARAMETERS), $4–$6 partner, environment
+ * and subscriber, then each statement's own (see the bench's baseline server). A test
+ * (test/architecture/bench-statements.e2e-spec.ts) fails when these drift from the service's.
+ */
 
-/** PROGRESS_WITH_FEATURES_SQL (reading). */
-const PROGRESS_WITH_FEATURES = `SELECT p.novel_id AS "novelId", p.started_at AS "startedAt", p.current_chapter AS "currentChapter",
+/** TypeOrmReadingProgressRepository.findWithFeatures: …, $7 the novel. */
+export const READER = { name: 'reading.progress-with-features', text: `SELECT p.novel_id AS "novelId", p.started_at AS "startedAt", p.current_chapter AS "currentChapter",
          p.finished_at AS "finishedAt", p.chosen_choice_id AS "chosenChoiceId", f.reading, f.audio, f."earlyAccess"
-    FROM (${SUBSCRIBER_FEATURES}) AS f
-    LEFT JOIN novel_progress p ON p.partner_id = $1 AND p.environment = $2 AND p.subscriber_id = $3`;
-
-/** TypeOrmReadingProgressRepository.findWithFeatures. */
-export const READER = { name: 'reading.progress-with-features', text: `${PROGRESS_WITH_FEATURES} AND p.novel_id = $7` };
+    FROM (SELECT coalesce(bool_or(product = ANY ($1)), false) AS reading,
+         coalesce(bool_or(internal_plan = ANY ($2)), false) AS audio,
+         coalesce(bool_or(internal_plan = ANY ($3)), false) AS "earlyAccess"
+    FROM entitlements
+   WHERE partner_id = $4 AND environment = $5 AND subscriber_id = $6 AND status = 'active') AS f
+    LEFT JOIN novel_progress p ON p.partner_id = $4 AND p.environment = $5 AND p.subscriber_id = $6 AND p.novel_id = $7` };
 
 /** TypeOrmReadingProgressRepository.listWithFeatures. */
-export const READER_LIST = { name: 'reading.progress-list-with-features', text: `${PROGRESS_WITH_FEATURES} ORDER BY p.started_at DESC, p.novel_id` };
+export const READER_LIST = { name: 'reading.progress-list-with-features', text: `SELECT p.novel_id AS "novelId", p.started_at AS "startedAt", p.current_chapter AS "currentChapter",
+         p.finished_at AS "finishedAt", p.chosen_choice_id AS "chosenChoiceId", f.reading, f.audio, f."earlyAccess"
+    FROM (SELECT coalesce(bool_or(product = ANY ($1)), false) AS reading,
+         coalesce(bool_or(internal_plan = ANY ($2)), false) AS audio,
+         coalesce(bool_or(internal_plan = ANY ($3)), false) AS "earlyAccess"
+    FROM entitlements
+   WHERE partner_id = $4 AND environment = $5 AND subscriber_id = $6 AND status = 'active') AS f
+    LEFT JOIN novel_progress p ON p.partner_id = $4 AND p.environment = $5 AND p.subscriber_id = $6 ORDER BY p.started_at DESC, p.novel_id` };
 
-/** TypeOrmPlaybackPositionRepository.findWithReader. */
-export const POSITION_WITH_READER = {
-  name: 'playback.position-with-reader',
-  text: `SELECT pp.chapter_number, pp.position_seconds, pp.updated_at, r.*
-    FROM (${PROGRESS_WITH_FEATURES} AND p.novel_id = $7) AS r
-    LEFT JOIN playback_positions pp ON pp.partner_id = $1 AND pp.environment = $2 AND pp.subscriber_id = $3 AND pp.novel_id = $7`,
-};
+/** TypeOrmPlaybackPositionRepository.findWithReader: …, $7 the novel. */
+export const POSITION_WITH_READER = { name: 'playback.position-with-reader', text: `SELECT pp.chapter_number, pp.position_seconds, pp.updated_at, r.*
+    FROM (SELECT p.novel_id AS "novelId", p.started_at AS "startedAt", p.current_chapter AS "currentChapter",
+         p.finished_at AS "finishedAt", p.chosen_choice_id AS "chosenChoiceId", f.reading, f.audio, f."earlyAccess"
+    FROM (SELECT coalesce(bool_or(product = ANY ($1)), false) AS reading,
+         coalesce(bool_or(internal_plan = ANY ($2)), false) AS audio,
+         coalesce(bool_or(internal_plan = ANY ($3)), false) AS "earlyAccess"
+    FROM entitlements
+   WHERE partner_id = $4 AND environment = $5 AND subscriber_id = $6 AND status = 'active') AS f
+    LEFT JOIN novel_progress p ON p.partner_id = $4 AND p.environment = $5 AND p.subscriber_id = $6 AND p.novel_id = $7) AS r
+    LEFT JOIN playback_positions pp ON pp.partner_id = $4 AND pp.environment = $5 AND pp.subscriber_id = $6 AND pp.novel_id = $7` };
 
-/** The fragments TypeOrmPlaybackPositionRepository's two PUT statements share. */
-const READER_AND_RELEASE = `reader AS (${PROGRESS_WITH_FEATURES} AND p.novel_id = $7
+/**
+ * TypeOrmPlaybackPositionRepository.upsertListeningIfReleased, the usual save: …, $7 novel,
+ * $8 early-access cutoff, $9 standard cutoff, $10 chapter, $11 time of the write, $12 seconds.
+ */
+export const UPSERT_POSITION_IF_LISTENING_RECORDED = { name: 'playback.upsert-position-if-listening-recorded', text: `WITH reader AS (SELECT p.novel_id AS "novelId", p.started_at AS "startedAt", p.current_chapter AS "currentChapter",
+         p.finished_at AS "finishedAt", p.chosen_choice_id AS "chosenChoiceId", f.reading, f.audio, f."earlyAccess"
+    FROM (SELECT coalesce(bool_or(product = ANY ($1)), false) AS reading,
+         coalesce(bool_or(internal_plan = ANY ($2)), false) AS audio,
+         coalesce(bool_or(internal_plan = ANY ($3)), false) AS "earlyAccess"
+    FROM entitlements
+   WHERE partner_id = $4 AND environment = $5 AND subscriber_id = $6 AND status = 'active') AS f
+    LEFT JOIN novel_progress p ON p.partner_id = $4 AND p.environment = $5 AND p.subscriber_id = $6 AND p.novel_id = $7
   ), released AS (
     SELECT FROM reader
-     WHERE "finishedAt" IS NOT NULL OR "startedAt" < CASE WHEN "earlyAccess" THEN $12::timestamptz ELSE $11::timestamptz END
-  )`;
-const STORE_POSITION = `INSERT INTO playback_positions (partner_id, environment, subscriber_id, novel_id, chapter_number, position_seconds, updated_at)
-    SELECT $1::uuid, $2::text, $3::text, $7::text, $8::integer, $9::integer, $10::timestamptz FROM released`;
-const REPLACE_STORED = `ON CONFLICT (partner_id, environment, subscriber_id, novel_id) DO UPDATE
+     WHERE "finishedAt" IS NOT NULL OR "startedAt" < CASE WHEN "earlyAccess" THEN $8::timestamptz ELSE $9::timestamptz END
+  ), recorded AS (SELECT FROM reading_chapter_days
+     WHERE partner_id = $4 AND environment = $5 AND subscriber_id = $6
+       AND novel_id = $7 AND chapter_number = $10 AND day = ($11::timestamptz AT TIME ZONE 'UTC')::date
+  ), stored AS (INSERT INTO playback_positions (partner_id, environment, subscriber_id, novel_id, chapter_number, position_seconds, updated_at)
+    SELECT $4::uuid, $5::text, $6::text, $7::text, $10::integer, $12::integer, $11::timestamptz FROM released WHERE EXISTS (SELECT FROM recorded)
+    ON CONFLICT (partner_id, environment, subscriber_id, novel_id) DO UPDATE
       SET chapter_number = EXCLUDED.chapter_number, position_seconds = EXCLUDED.position_seconds, updated_at = EXCLUDED.updated_at
-    RETURNING chapter_number, position_seconds, updated_at`;
-const ADVANCE_CURRENT_CHAPTER = `UPDATE novel_progress SET current_chapter = $8
-     WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND novel_id = $7 AND current_chapter < $8
-       AND (SELECT "currentChapter" FROM reader) < $8`;
-
-/** TypeOrmPlaybackPositionRepository.upsertListeningIfReleased: the usual save. */
-export const UPSERT_POSITION_IF_LISTENING_RECORDED = {
-  name: 'playback.upsert-position-if-listening-recorded',
-  text: `WITH ${READER_AND_RELEASE}, recorded AS (
-    SELECT FROM reading_chapter_days
-     WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND novel_id = $7 AND chapter_number = $8
-       AND day = ($10::timestamptz AT TIME ZONE 'UTC')::date
-  ), stored AS (
-    ${STORE_POSITION} WHERE EXISTS (SELECT FROM recorded)
-    ${REPLACE_STORED}
-  ), advanced AS (
-    ${ADVANCE_CURRENT_CHAPTER} AND EXISTS (SELECT FROM released) AND EXISTS (SELECT FROM recorded)
+    RETURNING chapter_number, position_seconds, updated_at
+  ), advanced AS (UPDATE novel_progress SET current_chapter = $10
+     WHERE partner_id = $4 AND environment = $5 AND subscriber_id = $6 AND novel_id = $7
+       AND current_chapter < $10 AND (SELECT "currentChapter" FROM reader) < $10 AND EXISTS (SELECT FROM released) AND EXISTS (SELECT FROM recorded)
   )
   SELECT s.chapter_number, s.position_seconds, s.updated_at, r.*, EXISTS (SELECT FROM released) AS released
-    FROM reader r LEFT JOIN stored s ON true`,
-};
+    FROM reader r LEFT JOIN stored s ON true` };
 
-/** TypeOrmPlaybackPositionRepository.upsertListeningIfReleased: the first save of a chapter on a UTC day. */
-export const UPSERT_LISTENING_IF_RELEASED = {
-  name: 'playback.upsert-listening-if-released',
-  text: `WITH ${READER_AND_RELEASE}, stored AS (
-    ${STORE_POSITION}
-    ${REPLACE_STORED}
-  ), listened AS (
-    INSERT INTO reading_activity (partner_id, environment, subscriber_id, novel_id, chapter_number, kind, occurred_at)
-    SELECT $1::uuid, $2::text, $3::text, $7::text, $8::integer, 'audio', $10::timestamptz FROM released
-  ), advanced AS (
-    ${ADVANCE_CURRENT_CHAPTER} AND EXISTS (SELECT FROM released)
+/**
+ * TypeOrmPlaybackPositionRepository.upsertListeningIfReleased, the first save of a chapter
+ * on a UTC day: …, $7 novel, $8 early-access cutoff, $9 standard cutoff, $10 chapter,
+ * $11 seconds, $12 time of the write, $13 the activity kind ('audio').
+ */
+export const UPSERT_LISTENING_IF_RELEASED = { name: 'playback.upsert-listening-if-released', text: `WITH reader AS (SELECT p.novel_id AS "novelId", p.started_at AS "startedAt", p.current_chapter AS "currentChapter",
+         p.finished_at AS "finishedAt", p.chosen_choice_id AS "chosenChoiceId", f.reading, f.audio, f."earlyAccess"
+    FROM (SELECT coalesce(bool_or(product = ANY ($1)), false) AS reading,
+         coalesce(bool_or(internal_plan = ANY ($2)), false) AS audio,
+         coalesce(bool_or(internal_plan = ANY ($3)), false) AS "earlyAccess"
+    FROM entitlements
+   WHERE partner_id = $4 AND environment = $5 AND subscriber_id = $6 AND status = 'active') AS f
+    LEFT JOIN novel_progress p ON p.partner_id = $4 AND p.environment = $5 AND p.subscriber_id = $6 AND p.novel_id = $7
+  ), released AS (
+    SELECT FROM reader
+     WHERE "finishedAt" IS NOT NULL OR "startedAt" < CASE WHEN "earlyAccess" THEN $8::timestamptz ELSE $9::timestamptz END
+  ), stored AS (INSERT INTO playback_positions (partner_id, environment, subscriber_id, novel_id, chapter_number, position_seconds, updated_at)
+    SELECT $4::uuid, $5::text, $6::text, $7::text, $10::integer, $11::integer, $12::timestamptz FROM released WHERE true
+    ON CONFLICT (partner_id, environment, subscriber_id, novel_id) DO UPDATE
+      SET chapter_number = EXCLUDED.chapter_number, position_seconds = EXCLUDED.position_seconds, updated_at = EXCLUDED.updated_at
+    RETURNING chapter_number, position_seconds, updated_at
+  ), listened AS (INSERT INTO reading_activity (partner_id, environment, subscriber_id, novel_id, chapter_number, kind, occurred_at)
+    SELECT $4::uuid, $5::text, $6::text, $7::text, $10::integer, $13, $12::timestamptz FROM released
+  ), advanced AS (UPDATE novel_progress SET current_chapter = $10
+     WHERE partner_id = $4 AND environment = $5 AND subscriber_id = $6 AND novel_id = $7
+       AND current_chapter < $10 AND (SELECT "currentChapter" FROM reader) < $10 AND EXISTS (SELECT FROM released)
   )
-  SELECT s.chapter_number, s.position_seconds, s.updated_at, r.* FROM reader r LEFT JOIN stored s ON true`,
-};
+  SELECT s.chapter_number, s.position_seconds, s.updated_at, r.* FROM reader r LEFT JOIN stored s ON true` };
 
 /** PgStreamAuditRepository.appendAll (a batch of the audit rows of concurrent requests). */
 export const APPEND_STREAM_ISSUES = {

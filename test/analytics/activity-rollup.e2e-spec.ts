@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
 import { ActivityRecorder } from '../../src/modules/analytics/index.js';
+import { defineStatement, sql } from '../../src/shared/persistence/sql.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
@@ -89,11 +90,12 @@ describe('reading activity rollups', () => {
     );
   });
 
-  it('roll up what the activity recorder writes', async () => {
-    const tenant = { partnerId: PARTNERS[0], environment: 'live' as const };
-    const recorder = t.app.get(ActivityRecorder);
-    for (const [chapterNumber, occurredAt] of [[2, '2026-03-03T10:00:00Z'], [2, '2026-03-03T11:00:00Z'], [1, '2026-03-01T09:00:00Z']] as const) {
-      await recorder.record(tenant, { subscriberId: 'reader-1', novelId: 'the-heir', chapterNumber, kind: 'audio', occurredAt: new Date(occurredAt) });
+  it('roll up what the activity recorder\'s query writes', async () => {
+    const record = defineStatement(['partner', 'environment', 'subscriber', 'novel', 'chapter', 'at'], (s) =>
+      t.app.get(ActivityRecorder).recordQuery(s, 'audio', sql`(SELECT) AS one`),
+    );
+    for (const [chapter, at] of [[2, '2026-03-03T10:00:00Z'], [2, '2026-03-03T11:00:00Z'], [1, '2026-03-01T09:00:00Z']] as const) {
+      await db.query(record.text, record.bind({ partner: PARTNERS[0], environment: 'live', subscriber: 'reader-1', novel: 'the-heir', chapter, at: new Date(at) }));
     }
     expect(await db.query(`SELECT day::text, previous_day::text FROM reading_reader_days ORDER BY day`)).toEqual([
       { day: '2026-03-01', previous_day: '-infinity' },

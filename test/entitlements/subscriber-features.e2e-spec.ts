@@ -1,14 +1,7 @@
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
-import {
-  featuresOf,
-  INTERNAL_PLANS,
-  PRODUCTS,
-  SUBSCRIBER_FEATURES_PARAMETERS,
-  SUBSCRIBER_FEATURES_SQL,
-  type EntitlementGrant,
-  type InternalPlan,
-} from '../../src/modules/entitlements/index.js';
+import { EntitlementsService, featuresOf, INTERNAL_PLANS, PRODUCTS, type EntitlementGrant, type InternalPlan } from '../../src/modules/entitlements/index.js';
+import { defineStatement } from '../../src/shared/persistence/sql.js';
 import { partnerClient } from '../fixtures/partner-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -16,8 +9,13 @@ let t: TestApp;
 let db: DataSource;
 let partnerId: string;
 
+/** The features query other modules embed, run on its own. */
+let featuresOfSubscriber: (partner: string, environment: string, subscriber: string) => Promise<unknown[]>;
+
 beforeAll(async () => {
   t = await startTestApp();
+  const statement = defineStatement(['partner', 'environment', 'subscriber'], (s) => t.app.get(EntitlementsService).featuresQuery(s));
+  featuresOfSubscriber = (partner, environment, subscriber) => t.app.get(DataSource).query(statement.text, statement.bind({ partner, environment, subscriber }));
   db = t.app.get(DataSource);
   partnerId = (await partnerClient(t)).partnerId;
 });
@@ -30,7 +28,7 @@ const grants = fc
   .tuple(...PRODUCTS.map((product) => fc.option(fc.record({ product: fc.constant(product), status, internalPlan: plan }), { nil: undefined })))
   .map((rows) => rows.filter((row): row is EntitlementGrant => row !== undefined));
 
-describe('the features statement other modules join (ADR 0107)', () => {
+describe('the features query other modules embed (ADR 0107, 0124)', () => {
   it('says what featuresOf says, for every set of entitlements, against the real table', async () => {
     let run = 0;
     await fc.assert(
@@ -45,7 +43,7 @@ describe('the features statement other modules join (ADR 0107)', () => {
             row.internalPlan,
           ]);
         }
-        const [fromSql] = await db.query(SUBSCRIBER_FEATURES_SQL, [partnerId, 'live', subscriberId, ...SUBSCRIBER_FEATURES_PARAMETERS]);
+        const [fromSql] = await featuresOfSubscriber(partnerId, 'live', subscriberId);
         expect(fromSql).toEqual(featuresOf(rows));
       }),
       { numRuns: 150 },
@@ -56,7 +54,7 @@ describe('the features statement other modules join (ADR 0107)', () => {
     const other = (await partnerClient(t)).partnerId;
     await db.query(`INSERT INTO entitlements (partner_id, environment, subscriber_id, product, status, internal_plan) VALUES ($1, 'live', 'shared-id', 'audioapp', 'active', 'audio_early')`, [other]);
     await db.query(`INSERT INTO entitlements (partner_id, environment, subscriber_id, product, status, internal_plan) VALUES ($1, 'sandbox', 'shared-id', 'audioapp', 'active', 'audio_early')`, [partnerId]);
-    const rows = await db.query(SUBSCRIBER_FEATURES_SQL, [partnerId, 'live', 'shared-id', ...SUBSCRIBER_FEATURES_PARAMETERS]);
+    const rows = await featuresOfSubscriber(partnerId, 'live', 'shared-id');
     expect(rows).toEqual([{ reading: false, audio: false, earlyAccess: false }]);
   });
 });

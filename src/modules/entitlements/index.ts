@@ -3,4 +3,3 @@ export { EntitlementsService, type FeaturesChangedListener } from './application
 export type { ActiveCountHistory } from './domain/entitlement.repository.js';
 export { INTERNAL_PLANS, PRODUCTS, featuresOf, isInternalPlan, type EntitlementGrant, type InternalPlan, type Product, type SubscriberFeatures } from './domain/plans.js';
 export { ENTITLEMENT_ENTITIES } from './infrastructure/entitlement.entities.js';
-export { SUBSCRIBER_FEATURES_PARAMETERS, SUBSCRIBER_FEATURES_SQL } from './infrastructure/subscriber-features.sql.js';

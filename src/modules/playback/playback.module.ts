@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AnalyticsModule } from '../analytics/index.js';
 import { CatalogModule } from '../catalog/index.js';
 import { ReadingModule } from '../reading/index.js';
 import { PlaybackService } from './application/playback.service.js';
@@ -8,7 +9,7 @@ import { TypeOrmPlaybackPositionRepository } from './infrastructure/typeorm-play
 
 /** Listening positions per (subscriber, novel), gated by the drip (DECISIONS 12). */
 @Module({
-  imports: [CatalogModule, ReadingModule],
+  imports: [CatalogModule, ReadingModule, AnalyticsModule],
   controllers: [PlaybackController],
   providers: [{ provide: PlaybackPositionRepository, useClass: TypeOrmPlaybackPositionRepository }, PlaybackService],
   exports: [PlaybackService],

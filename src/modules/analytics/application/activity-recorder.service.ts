@@ -1,16 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import type { Tenant } from '../../../shared/tenancy/tenant.js';
-import { ActivityRepository, type ReadingActivity } from '../domain/activity.repository.js';
+import type { SqlFragment } from '../../../shared/persistence/sql.js';
+import { ActivityRepository, type ActivitySql, type ReadingActivity } from '../domain/activity.repository.js';
 
 /**
- * The door through which the reading and playback modules record activity. It joins the
- * caller's unit of work, if any, so the activity is written with the change it records.
+ * The door through which the reading and playback modules record activity: the queries
+ * their statements embed, so that the activity is written in the statement that makes the
+ * change it records (ADR 0124).
  */
 @Injectable()
 export class ActivityRecorder {
   constructor(private readonly activities: ActivityRepository) {}
 
-  record(tenant: Tenant, activity: ReadingActivity): Promise<void> {
-    return this.activities.record(tenant, activity);
+  /** Records one activity of `kind` per row of `from`. */
+  recordQuery(activity: ActivitySql, kind: ReadingActivity['kind'], from: SqlFragment): SqlFragment {
+    return this.activities.recordQuery(activity, kind, from);
+  }
+
+  /** A row when the activity on the chapter is already rolled up for its UTC day: nothing more to record that day. */
+  recordedQuery(activity: ActivitySql): SqlFragment {
+    return this.activities.recordedQuery(activity);
   }
 }

@@ -1,24 +1,22 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../shared/persistence/db.js';
-import type { Tenant } from '../../../shared/tenancy/tenant.js';
-import { ActivityRepository, type ReadingActivity } from '../domain/activity.repository.js';
+import { sql, type SqlFragment } from '../../../shared/persistence/sql.js';
+import { ActivityRepository, type ActivitySql, type ReadingActivity } from '../domain/activity.repository.js';
 
 /**
- * Appends the raw event. A trigger on `reading_activity` rolls it up, in the same
- * transaction, into the per-day tables the engagement report counts from
- * (migration 1763900400000), so nothing else needs to be written here.
+ * The raw events of reading activity. A trigger on `reading_activity` rolls each into the
+ * per-day tables the engagement report counts from (migration 1763900400000), in the same
+ * statement, so nothing else needs to be written.
  */
 @Injectable()
 export class PgActivityRepository extends ActivityRepository {
-  constructor(private readonly db: Db) {
-    super();
+  recordQuery(activity: ActivitySql, kind: ReadingActivity['kind'], from: SqlFragment): SqlFragment {
+    return sql`INSERT INTO reading_activity (partner_id, environment, subscriber_id, novel_id, chapter_number, kind, occurred_at)
+    SELECT ${activity.partner}::uuid, ${activity.environment}::text, ${activity.subscriber}::text, ${activity.novel}::text, ${activity.chapter}::integer, ${kind}, ${activity.at}::timestamptz FROM ${from}`;
   }
 
-  async record(tenant: Tenant, activity: ReadingActivity): Promise<void> {
-    await this.db.query(
-      `INSERT INTO reading_activity (partner_id, environment, subscriber_id, novel_id, chapter_number, kind, occurred_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [tenant.partnerId, tenant.environment, activity.subscriberId, activity.novelId, activity.chapterNumber, activity.kind, activity.occurredAt],
-    );
+  recordedQuery(activity: ActivitySql): SqlFragment {
+    return sql`SELECT FROM reading_chapter_days
+     WHERE partner_id = ${activity.partner} AND environment = ${activity.environment} AND subscriber_id = ${activity.subscriber}
+       AND novel_id = ${activity.novel} AND chapter_number = ${activity.chapter} AND day = (${activity.at}::timestamptz AT TIME ZONE 'UTC')::date`;
   }
 }

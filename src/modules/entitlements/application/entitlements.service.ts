@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import type { SqlFragment } from '../../../shared/persistence/sql.js';
+import type { SubscriberKeySql } from '../../../shared/persistence/subscriber-key.js';
 import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { EntitlementRepository, type ActiveCountHistory, type Entitlement, type EntitlementKey, type EntitlementState } from '../domain/entitlement.repository.js';
@@ -91,6 +93,14 @@ export class EntitlementsService {
   }
 
   /** What the subscriber may do now, from its active entitlements. */
+  /**
+   * The subscriber's features as a query another module's statement embeds (one row:
+   * `reading`, `audio`, `earlyAccess`), so a hot read costs one statement (ADR 0124).
+   */
+  featuresQuery(who: SubscriberKeySql): SqlFragment {
+    return this.entitlements.featuresQuery(who);
+  }
+
   async features(tenant: Tenant, subscriberId: string): Promise<SubscriberFeatures> {
     return featuresOf(await this.entitlements.listForSubscriber(tenant, subscriberId));
   }

@@ -1,3 +1,5 @@
+import type { SqlFragment } from '../../../shared/persistence/sql.js';
+import type { SubscriberKeySql } from '../../../shared/persistence/subscriber-key.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import type { EntitlementStatus, InternalPlan, Product } from './plans.js';
 
@@ -69,6 +71,8 @@ export abstract class EntitlementRepository {
    */
   abstract subscribersActiveDuring(tenant: Tenant, product: Product, from: Date, until: Date): Promise<string[]>;
   /** The partner's mapping of one of its plan names, if any. */
+  /** The subscriber's features as one row (`reading`, `audio`, `earlyAccess`), for a statement of another module to embed. */
+  abstract featuresQuery(who: SubscriberKeySql): SqlFragment;
   abstract mappedPlan(partnerId: string, partnerPlan: string): Promise<InternalPlan | null>;
   /**
    * Records a mapping and re-plans the partner's entitlements that carry that plan name;

@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../../shared/persistence/db.js';
 import { ReportingDb } from '../../../shared/persistence/reporting-db.js';
+import type { SqlFragment } from '../../../shared/persistence/sql.js';
+import type { SubscriberKeySql } from '../../../shared/persistence/subscriber-key.js';
+import { subscriberFeaturesQuery } from './subscriber-features.query.js';
 import { NotifiedCache } from '../../../shared/persistence/notified-cache.js';
 import { PgNotifications } from '../../../shared/persistence/pg-notifications.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
@@ -170,6 +173,10 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
       [tenant.partnerId, tenant.environment, product, from, until],
     );
     return rows.map((row) => row.subscriber_id);
+  }
+
+  featuresQuery(who: SubscriberKeySql): SqlFragment {
+    return subscriberFeaturesQuery(who);
   }
 
   async mappedPlan(partnerId: string, partnerPlan: string): Promise<InternalPlan | null> {

@@ -1,9 +1,9 @@
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
-import type { ReaderState, ReleaseCondition } from '../../reading/index.js';
+import type { Reader, ReleaseCondition } from '../../reading/index.js';
 import type { PlaybackPosition } from './playback-position.js';
 
 /** A stored position (null when none, or when a write was refused) and what decides its chapter's release. */
-export interface PositionWithReader extends ReaderState {
+export interface PositionWithReader extends Reader {
   position: PlaybackPosition | null;
 }
 

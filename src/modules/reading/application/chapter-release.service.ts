@@ -1,14 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
-import type { SubscriberFeatures } from '../../entitlements/index.js';
-import { chapterRelease, type ChapterRelease, type NovelProgress } from '../domain/novel-progress.js';
-import { ReadingProgressRepository } from '../domain/reading-progress.repository.js';
-
-/** What the drip and the access checks need to know about a subscriber and a novel, read once per request. */
-export interface ReaderState {
-  progress: NovelProgress | null;
-  features: SubscriberFeatures;
-}
+import { chapterRelease, type ChapterRelease } from '../domain/novel-progress.js';
+import { ReadingProgressRepository, type Reader } from '../domain/reading-progress.repository.js';
 
 /**
  * Whether chapters are released for a subscriber, by the drip over the subscriber's start
@@ -18,12 +11,12 @@ export interface ReaderState {
 export class ChapterReleaseService {
   constructor(private readonly progress: ReadingProgressRepository) {}
 
-  releaseOf(reader: ReaderState, chapterNumber: number, at = new Date()): ChapterRelease {
+  releaseOf(reader: Reader, chapterNumber: number, at = new Date()): ChapterRelease {
     return chapterRelease(reader.progress, chapterNumber, reader.features.earlyAccess, at);
   }
 
   /** The subscriber's progress in the novel and its features: one statement. */
-  readerState(tenant: Tenant, subscriberId: string, novelId: string): Promise<ReaderState> {
+  readerState(tenant: Tenant, subscriberId: string, novelId: string): Promise<Reader> {
     return this.progress.findWithFeatures(tenant, subscriberId, novelId);
   }
 }

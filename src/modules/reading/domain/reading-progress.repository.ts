@@ -1,6 +1,15 @@
+import type { SqlFragment } from '../../../shared/persistence/sql.js';
+import type { SubscriberKeySql } from '../../../shared/persistence/subscriber-key.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import type { SubscriberFeatures } from '../../entitlements/index.js';
+import type { ReadingActivity } from '../../analytics/index.js';
 import type { NovelProgress } from './novel-progress.js';
+
+/** What the drip and the access checks need to know about a subscriber and a novel, read once per request. */
+export interface Reader {
+  progress: NovelProgress | null;
+  features: SubscriberFeatures;
+}
 
 /** Subscribers' reading progress, keyed by (partner, environment, subscriber, novel). */
 export abstract class ReadingProgressRepository {
@@ -14,13 +23,21 @@ export abstract class ReadingProgressRepository {
    * The progress in the novel and the subscriber's features, in one statement: what the
    * drip and the access checks need on every subscriber read.
    */
-  abstract findWithFeatures(tenant: Tenant, subscriberId: string, novelId: string): Promise<{ progress: NovelProgress | null; features: SubscriberFeatures }>;
+  abstract findWithFeatures(tenant: Tenant, subscriberId: string, novelId: string): Promise<Reader>;
   /** Every novel the subscriber has opened, newest first, and its features: one statement. */
   abstract listWithFeatures(tenant: Tenant, subscriberId: string): Promise<{ progress: NovelProgress[]; features: SubscriberFeatures }>;
   abstract unfinishedNovelIds(tenant: Tenant, subscriberId: string): Promise<string[]>;
   abstract insert(tenant: Tenant, subscriberId: string, novelId: string, startedAt: Date): Promise<NovelProgress>;
   abstract delete(tenant: Tenant, subscriberId: string, novelId: string): Promise<void>;
   abstract finish(tenant: Tenant, subscriberId: string, novelId: string, choiceId: string, finishedAt: Date): Promise<void>;
-  /** Moves current_chapter forward to chapterNumber, never backwards; nothing when the novel is not opened. */
-  abstract advanceCurrentChapter(tenant: Tenant, subscriberId: string, novelId: string, chapterNumber: number): Promise<void>;
+  /**
+   * Records the reading of a chapter (analytics' activity row) and moves current_chapter
+   * forward to it, never back, in one statement; the chapter's release was checked before.
+   */
+  abstract recordChapterRead(tenant: Tenant, activity: ReadingActivity): Promise<void>;
+  /** The reader's row (progress of `novel` and features) as a query for another module's statement: one row, `readerOfRow` reads it. */
+  abstract readerQuery(who: SubscriberKeySql, novel: unknown): SqlFragment;
+  /** Moves current_chapter forward to `chapter` when `onlyIf` holds, as a statement part for another module's statement. */
+  abstract advanceQuery(who: SubscriberKeySql, novel: unknown, chapter: unknown, onlyIf: SqlFragment): SqlFragment;
+  abstract readerOfRow(row: Record<string, unknown>): Reader;
 }

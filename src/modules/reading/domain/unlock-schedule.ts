@@ -42,7 +42,7 @@ export type UnlockStep =
   /** Announce `chapter` (unless its instant is before `notBefore`), then move on to `next` (null: it was the last). */
   | { kind: 'announce'; chapter: number; releasedAt: Date; emit: boolean; next: UnlockCursor | null };
 
-export interface ReaderState {
+export interface ScheduledReader {
   /** The reading as it stands; null when the novel is no longer opened. */
   progress: { startedAt: Date; finishedAt: Date | null } | null;
   /** Chapters of the novel now; null when the novel left the catalog. */
@@ -51,9 +51,9 @@ export interface ReaderState {
 }
 
 /** A reader's state as stored: its reading, its novel, and the entitlements its features come from. */
-export type ReaderRows = Omit<ReaderState, 'earlyAccess'> & { grants: EntitlementGrant[] };
+export type ReaderRows = Omit<ScheduledReader, 'earlyAccess'> & { grants: EntitlementGrant[] };
 
-export function nextUnlockStep(row: ScheduledUnlock, reader: ReaderState, now: Date): UnlockStep {
+export function nextUnlockStep(row: ScheduledUnlock, reader: ScheduledReader, now: Date): UnlockStep {
   const { progress, totalChapters } = reader;
   const sameReading = progress && !progress.finishedAt && progress.startedAt.getTime() === row.startedAt.getTime();
   if (!sameReading || totalChapters === null || row.nextChapter > totalChapters) return { kind: 'stop' };

@@ -1,14 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { IsNull } from 'typeorm';
 import { Db } from '../../../shared/persistence/db.js';
+import { defineStatement, sql, type SqlFragment, type Statement } from '../../../shared/persistence/sql.js';
+import type { SubscriberKeySql } from '../../../shared/persistence/subscriber-key.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
-import { SUBSCRIBER_FEATURES_PARAMETERS, type SubscriberFeatures } from '../../entitlements/index.js';
-import { PROGRESS_WITH_FEATURES_SQL, readerOfRow, type ProgressWithFeaturesRow } from './progress-with-features.sql.js';
+import { ActivityRecorder, type ReadingActivity } from '../../analytics/index.js';
+import { EntitlementsService, type SubscriberFeatures } from '../../entitlements/index.js';
 import type { NovelProgress } from '../domain/novel-progress.js';
-import { ReadingProgressRepository } from '../domain/reading-progress.repository.js';
+import { ReadingProgressRepository, type Reader } from '../domain/reading-progress.repository.js';
+import { advanceQuery, readerOfRow, readerQuery, type ReaderRow } from './reader.query.js';
 import { NovelProgressEntity } from './reading.entities.js';
 
 const PROGRESS_SELECT = `novel_id AS "novelId", started_at AS "startedAt", current_chapter AS "currentChapter", finished_at AS "finishedAt", chosen_choice_id AS "chosenChoiceId"`;
+
+const keyOf = (tenant: Tenant, subscriberId: string) => ({ partner: tenant.partnerId, environment: tenant.environment, subscriber: subscriberId });
 
 const subscriberKey = (tenant: Tenant, subscriberId: string) => ({
   partnerId: tenant.partnerId,
@@ -16,10 +21,32 @@ const subscriberKey = (tenant: Tenant, subscriberId: string) => ({
   subscriberId,
 });
 
+type ReaderSlot = 'partner' | 'environment' | 'subscriber';
+
 @Injectable()
 export class TypeOrmReadingProgressRepository extends ReadingProgressRepository {
-  constructor(private readonly db: Db) {
+  /** Built once: the hot statements' text, with the entitlements and analytics queries they embed (ADR 0124). */
+  private readonly statements: {
+    reader: Statement<ReaderSlot | 'novel'>;
+    readers: Statement<ReaderSlot>;
+    chapterRead: Statement<ReaderSlot | 'novel' | 'chapter' | 'at'>;
+  };
+
+  constructor(
+    private readonly db: Db,
+    private readonly entitlements: EntitlementsService,
+    activity: ActivityRecorder,
+  ) {
     super();
+    const features = (who: SubscriberKeySql) => this.entitlements.featuresQuery(who);
+    this.statements = {
+      reader: defineStatement(['partner', 'environment', 'subscriber', 'novel'], (s) => readerQuery(features(s), s, s.novel)),
+      readers: defineStatement(['partner', 'environment', 'subscriber'], (s) => sql`${readerQuery(features(s), s)} ORDER BY p.started_at DESC, p.novel_id`),
+      // The text path: the read recorded and the reader moved on, in one statement.
+      chapterRead: defineStatement(['partner', 'environment', 'subscriber', 'novel', 'chapter', 'at'], (s) =>
+        sql`WITH recorded AS (${activity.recordQuery(s, 'text', sql`(SELECT) AS one`)}), advanced AS (${advanceQuery(s, s.novel, s.chapter, sql`true`)}) SELECT`,
+      ),
+    };
   }
 
   private get rows() {
@@ -43,21 +70,15 @@ export class TypeOrmReadingProgressRepository extends ReadingProgressRepository 
     return row ?? null;
   }
 
-  async findWithFeatures(tenant: Tenant, subscriberId: string, novelId: string): Promise<{ progress: NovelProgress | null; features: SubscriberFeatures }> {
-    const [row] = await this.db.prepared<ProgressWithFeaturesRow>(
-      'reading.progress-with-features',
-      `${PROGRESS_WITH_FEATURES_SQL} AND p.novel_id = $7`,
-      [tenant.partnerId, tenant.environment, subscriberId, ...SUBSCRIBER_FEATURES_PARAMETERS, novelId],
-    );
+  async findWithFeatures(tenant: Tenant, subscriberId: string, novelId: string): Promise<Reader> {
+    const { reader } = this.statements;
+    const [row] = await this.db.prepared<ReaderRow>('reading.progress-with-features', reader.text, reader.bind({ ...keyOf(tenant, subscriberId), novel: novelId }));
     return readerOfRow(row);
   }
 
   async listWithFeatures(tenant: Tenant, subscriberId: string): Promise<{ progress: NovelProgress[]; features: SubscriberFeatures }> {
-    const rows = await this.db.prepared<ProgressWithFeaturesRow>(
-      'reading.progress-list-with-features',
-      `${PROGRESS_WITH_FEATURES_SQL} ORDER BY p.started_at DESC, p.novel_id`,
-      [tenant.partnerId, tenant.environment, subscriberId, ...SUBSCRIBER_FEATURES_PARAMETERS],
-    );
+    const { readers: statement } = this.statements;
+    const rows = await this.db.prepared<ReaderRow>('reading.progress-list-with-features', statement.text, statement.bind(keyOf(tenant, subscriberId)));
     const readers = rows.map(readerOfRow);
     return { progress: readers.flatMap((reader) => reader.progress ?? []), features: readers[0].features };
   }
@@ -81,12 +102,25 @@ export class TypeOrmReadingProgressRepository extends ReadingProgressRepository 
     await this.rows.update({ ...subscriberKey(tenant, subscriberId), novelId }, { finishedAt, chosenChoiceId: choiceId });
   }
 
-  async advanceCurrentChapter(tenant: Tenant, subscriberId: string, novelId: string, chapterNumber: number): Promise<void> {
+  async recordChapterRead(tenant: Tenant, activity: ReadingActivity): Promise<void> {
     // The condition sits in the one UPDATE, so concurrent reads of different chapters only move it forward.
-    await this.db.query(
-      `UPDATE novel_progress SET current_chapter = $5
-        WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND novel_id = $4 AND current_chapter < $5`,
-      [tenant.partnerId, tenant.environment, subscriberId, novelId, chapterNumber],
+    const { chapterRead } = this.statements;
+    await this.db.prepared(
+      'reading.record-chapter-read',
+      chapterRead.text,
+      chapterRead.bind({ ...keyOf(tenant, activity.subscriberId), novel: activity.novelId, chapter: activity.chapterNumber, at: activity.occurredAt }),
     );
+  }
+
+  readerQuery(who: SubscriberKeySql, novel: unknown): SqlFragment {
+    return readerQuery(this.entitlements.featuresQuery(who), who, novel);
+  }
+
+  advanceQuery(who: SubscriberKeySql, novel: unknown, chapter: unknown, onlyIf: SqlFragment): SqlFragment {
+    return advanceQuery(who, novel, chapter, onlyIf);
+  }
+
+  readerOfRow(row: Record<string, unknown>): Reader {
+    return readerOfRow(row as unknown as ReaderRow);
   }
 }
