@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
-import { readOrCreateSecretFile } from '../shared/crypto/secret-file.js';
+import { readOrCreateSecretFile } from './secret-file.js';
 
 /** Connections of a process's PostgreSQL pool unless DATABASE_POOL_SIZE says otherwise. */
 export const DEFAULT_POOL_SIZE = 20;

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { readOrCreateSecretFile } from '../shared/crypto/secret-file.js';
+import { readOrCreateSecretFile } from '../config/secret-file.js';
 import { freePort } from '../shared/net/free-port.js';
 import { EmbeddedDatabaseError, clusterDirectory, startPostgresServer } from './postgres-server.js';
 

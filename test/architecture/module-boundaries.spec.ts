@@ -97,3 +97,117 @@ test('shared code does not depend on any module', () => {
   );
   expect(violations).toEqual([]);
 });
+
+/** A module's layer of a file: domain, application, infrastructure, http, or its root (module file, index). */
+const layerOf = (file: string) => {
+  const parts = relative(MODULES, file).split(sep);
+  return parts.length > 2 ? parts[1] : 'root';
+};
+
+/**
+ * Imports a layer may not make inside its module (issue 26): application code and HTTP
+ * code reach persistence and adapters only through the ports of domain/. Exceptions are
+ * named here with their reason.
+ */
+const LAYER_EXCEPTIONS: Record<string, string> = {
+  // The local media route exists only for STORAGE=local: it serves that adapter's files.
+  'modules/media/http/local-media.controller.ts → modules/media/infrastructure/local-media.storage.ts': 'the route of the local storage adapter',
+};
+
+export function layerViolations(files: string[], importsOf: (file: string) => string[] = runtimeImports): string[] {
+  const violations: string[] = [];
+  for (const file of files) {
+    const from = layerOf(file);
+    if (from !== 'application' && from !== 'http') continue;
+    for (const specifier of importsOf(file).filter((s) => s.startsWith('.'))) {
+      const target = resolveRelative(file, specifier);
+      if (moduleOf(target) !== moduleOf(file) || layerOf(target) !== 'infrastructure') continue;
+      const edge = `${relative(SRC, file)} → ${relative(SRC, target)}`;
+      if (!LAYER_EXCEPTIONS[edge]) violations.push(edge);
+    }
+  }
+  return violations;
+}
+
+test('application and HTTP code reach infrastructure only through domain ports (named exceptions aside)', () => {
+  expect(layerViolations(sourceFiles(MODULES))).toEqual([]);
+});
+
+test('the layer check finds a planted application → infrastructure import', () => {
+  const service = join(MODULES, 'example', 'application', 'thing.service.ts');
+  expect(layerViolations([service], () => ['../infrastructure/thing.repository.js', '../domain/thing.js'])).toEqual([
+    'modules/example/application/thing.service.ts → modules/example/infrastructure/thing.repository.ts',
+  ]);
+});
+
+/**
+ * What a module's door may hand out: its Nest module, application services and facades,
+ * and domain types and rules. Never entities, SQL, row mappers or HTTP DTOs. The one HTTP
+ * export is identity's route access decorators, which every controller uses.
+ */
+const DOOR_EXCEPTIONS = new Set(['modules/identity/http/access.decorators.ts']);
+
+export function doorViolations(indexFiles: string[], importsOf: (file: string) => string[] = imports): string[] {
+  return indexFiles.flatMap((index) =>
+    importsOf(index)
+      .map((specifier) => resolveRelative(index, specifier))
+      .filter((target) => !DOOR_EXCEPTIONS.has(relative(SRC, target)))
+      .filter((target) => {
+        const layer = layerOf(target);
+        return !(layer === 'domain' || layer === 'application' || (layer === 'root' && target.endsWith('.module.ts')));
+      })
+      .map((target) => `${relative(SRC, index)} exports from ${relative(SRC, target)}`),
+  );
+}
+
+test('a module exports only its Nest module, application services and domain types (an allow-list)', () => {
+  const doors = readdirSync(MODULES).map((name) => join(MODULES, name, 'index.ts'));
+  expect(doorViolations(doors)).toEqual([]);
+});
+
+test('the door check finds a planted entity, SQL or DTO export', () => {
+  const door = join(MODULES, 'example', 'index.ts');
+  expect(doorViolations([door], () => ['./example.module.js', './application/x.service.js', './infrastructure/x.entities.js', './http/x.dto.js'])).toEqual([
+    'modules/example/index.ts exports from modules/example/infrastructure/x.entities.ts',
+    'modules/example/index.ts exports from modules/example/http/x.dto.ts',
+  ]);
+});
+
+/** Every cycle of runtime imports among `files`, each as the path around it. */
+export function importCycles(files: string[], importsOf: (file: string) => string[] = runtimeImports): string[] {
+  const cycles: string[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const stack: string[] = [];
+  const visit = (file: string) => {
+    state.set(file, 'visiting');
+    stack.push(file);
+    for (const specifier of importsOf(file).filter((s) => s.startsWith('.'))) {
+      const target = resolveRelative(file, specifier);
+      if (state.get(target) === 'visiting') cycles.push([...stack.slice(stack.indexOf(target)), target].map((f) => relative(SRC, f)).join(' → '));
+      else if (!state.has(target) && files.includes(target)) visit(target);
+    }
+    stack.pop();
+    state.set(file, 'done');
+  };
+  for (const file of files) if (!state.has(file)) visit(file);
+  return cycles;
+}
+
+test('no file reaches itself through the runtime imports of src/', () => {
+  expect(importCycles(sourceFiles(SRC))).toEqual([]);
+});
+
+test('the cycle check finds a planted cycle', () => {
+  const [a, b, c] = ['a.ts', 'b.ts', 'c.ts'].map((name) => join(SRC, name));
+  const graph: Record<string, string[]> = { [a]: ['./b.js'], [b]: ['./c.js'], [c]: ['./a.js'] };
+  expect(importCycles([a, b, c], (file) => graph[file] ?? [])).toEqual(['a.ts → b.ts → c.ts → a.ts']);
+});
+
+test('configuration depends on nothing of the service but itself', () => {
+  const violations = sourceFiles(join(SRC, 'config')).flatMap((file) =>
+    imports(file)
+      .filter((s) => s.startsWith('.') && !resolveRelative(file, s).startsWith(join(SRC, 'config') + sep))
+      .map((s) => `${relative(SRC, file)} imports ${s}`),
+  );
+  expect(violations).toEqual([]);
+});

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { generateKeyPairSync } from 'node:crypto';
 import { exportJWK } from 'jose';
 import { RemoteKeySet } from '../../src/modules/identity/infrastructure/remote-key-set.js';
-import { ApiError } from '../../src/shared/errors/api-error.js';
+import { DomainError } from '../../src/shared/errors/domain-error.js';
 
 /**
  * The key set a process apart from the platform verifies with (DECISIONS 3), against a
@@ -109,8 +109,8 @@ it('answers 503 while no set was ever fetched, then keeps the last set through a
   server.down = true;
   const keys = new RemoteKeySet(server.url, { now });
   const refusal = await keys.key('k1').catch((error: unknown) => error);
-  expect(refusal).toBeInstanceOf(ApiError);
-  expect((refusal as ApiError).kind).toBe('temporarily_unavailable');
+  expect(refusal).toBeInstanceOf(DomainError);
+  expect((refusal as DomainError).kind).toBe('temporarily_unavailable');
   server.down = false;
   expect(await keys.key('k1')).toBeDefined();
   server.down = true;

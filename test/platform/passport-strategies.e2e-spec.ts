@@ -1,8 +1,9 @@
 import { jest } from '@jest/globals';
 import { decodeProtectedHeader } from 'jose';
-import { decodeToken } from '../../src/modules/identity/application/access-token.js';
+import { decodeToken } from '../../src/modules/identity/domain/access-token.js';
 import { PlatformJwtStrategy } from '../../src/modules/identity/infrastructure/passport/platform-jwt.strategy.js';
 import { ApiError } from '../../src/shared/errors/api-error.js';
+import { DomainError } from '../../src/shared/errors/domain-error.js';
 import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
 import { algNoneToken, hs256WithPublicKeyToken } from '../support/tokens.js';
 
@@ -30,8 +31,8 @@ it('refuses a token whose header alg is not ES256', async () => {
   const publishedKey = keys.find((key: { kid: string }) => key.kid === decodeProtectedHeader(genuine).kid);
   for (const forged of [algNoneToken(genuine), await hs256WithPublicKeyToken(genuine, publishedKey)]) {
     const refusal = await verifyWithStrategy(forged).catch((error: unknown) => error);
-    expect(refusal).toBeInstanceOf(ApiError);
-    expect((refusal as ApiError).body).toEqual({ error: 'invalid_token', error_description: 'The access token must be signed with ES256.' });
+    expect(refusal).toBeInstanceOf(DomainError);
+    expect(ApiError.from(refusal as DomainError).body).toEqual({ error: 'invalid_token', error_description: 'The access token must be signed with ES256.' });
   }
 });
 

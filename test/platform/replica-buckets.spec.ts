@@ -9,7 +9,7 @@ describe('ReplicaBuckets', () => {
     const buckets = new ReplicaBuckets({ name: 'test', ratePerSecond: 2, burst: 3 }, 10, clock);
     for (let i = 0; i < 3; i++) buckets.take('a');
     expect(buckets.level('a')).toBe(0);
-    expect(buckets.refusalFields('a')['Retry-After']).toBe('1');
+    expect(buckets.refusalDetails('a').retryAfterSeconds).toBe(1);
     now = 500;
     expect(buckets.level('a')).toBe(1);
     now = 10_000;

@@ -8,12 +8,14 @@ import { SigningKeyService } from './application/signing-key.service.js';
 import { TokenIssuerService } from './application/token-issuer.service.js';
 import { CredentialRepository } from './domain/credential.repository.js';
 import { SigningKeyRepository } from './domain/signing-key.repository.js';
+import { TokenSignatures } from './domain/token-signatures.js';
 import { AccessGuard } from './http/access.guard.js';
 import { DiscoveryController } from './http/discovery.controller.js';
 import { TokenRequestBudgets } from './http/token-request-budgets.js';
 import { KidsTokenController, PlatformTokenController } from './http/token.controller.js';
 import { UnauthenticatedRequests } from './http/unauthenticated-requests.js';
 import { KidsJwtStrategy } from './infrastructure/passport/kids-jwt.strategy.js';
+import { PassportTokenSignatures } from './infrastructure/passport/passport-token-signatures.js';
 import { PlatformJwtStrategy } from './infrastructure/passport/platform-jwt.strategy.js';
 import { TypeOrmCredentialRepository } from './infrastructure/typeorm-credential.repository.js';
 import { TypeOrmSigningKeyRepository } from './infrastructure/typeorm-signing-key.repository.js';
@@ -28,6 +30,7 @@ import { TypeOrmSigningKeyRepository } from './infrastructure/typeorm-signing-ke
   providers: [
     { provide: CredentialRepository, useClass: TypeOrmCredentialRepository },
     { provide: SigningKeyRepository, useClass: TypeOrmSigningKeyRepository },
+    { provide: TokenSignatures, useClass: PassportTokenSignatures },
     PartnerCredentialsService,
     SigningKeyService,
     TokenIssuerService,

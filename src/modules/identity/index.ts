@@ -5,4 +5,3 @@ export { CurrentPrincipal, CurrentTenant, Public, RequireScopes } from './http/a
 export type { Principal } from './domain/principal.js';
 export { SCOPES, parseScopes, type Scope } from './domain/scopes.js';
 export { TOKEN_ISSUERS, type TokenIssuer } from './domain/token-issuers.js';
-export { IDENTITY_ENTITIES } from './infrastructure/identity.entities.js';

@@ -1,4 +1,3 @@
 export { PlaybackModule } from './playback.module.js';
 export { PlaybackService } from './application/playback.service.js';
 export type { PlaybackPosition } from './domain/playback-position.js';
-export { PLAYBACK_ENTITIES } from './infrastructure/playback.entities.js';

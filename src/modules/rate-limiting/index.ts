@@ -4,4 +4,3 @@ export { sourceAddressKey } from './domain/source-address.js';
 export type { BucketPolicy } from './domain/rate-limit-store.js';
 export { ReplicaBuckets } from './domain/replica-buckets.js';
 export { IdleBucketPurge } from './application/idle-bucket-purge.service.js';
-export { RATE_LIMIT_ENTITIES } from './infrastructure/rate-limit.entities.js';

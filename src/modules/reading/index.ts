@@ -4,6 +4,4 @@ export type { Reader } from './domain/reading-progress.repository.js';
 export { ReadingProgressService } from './application/reading-progress.service.js';
 export { ReadingLifecycleHooks, type NovelRemovalHook } from './application/reading-lifecycle-hooks.js';
 export { releaseCondition, unlockedChapters, type ChapterRelease, type NovelProgress, type ReleaseCondition } from './domain/novel-progress.js';
-export { SubscriberQueryDto } from './http/reading.dto.js';
 export { chapterLocked, notEntitled, notReleasedReason } from './domain/reading-errors.js';
-export { READING_ENTITIES } from './infrastructure/reading.entities.js';

@@ -3,4 +3,3 @@ export { WebhookEventPublisher } from './application/webhook-event-publisher.ser
 export { WebhookBacklog } from './application/webhook-backlog.service.js';
 export { WebhookEndpointsService } from './application/webhook-endpoints.service.js';
 export type { ChapterUnlockedEvent, NovelFinishedEvent, WebhookEvent } from './domain/webhook-event.js';
-export { WEBHOOK_ENTITIES } from './infrastructure/webhook.entities.js';

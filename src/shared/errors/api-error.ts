@@ -1,4 +1,4 @@
-import { DomainError, type ErrorKind } from './domain-error.js';
+import { DomainError, type ErrorDetails, type ErrorKind } from './domain-error.js';
 
 export { invalidRequest, novelNotFound, type ErrorKind } from './domain-error.js';
 
@@ -39,6 +39,18 @@ export const ERROR_KINDS = {
   server_error: { status: 500, error: 'server_error' },
 } as const satisfies Record<ErrorKind, { status: number; error: string }>;
 
+/** The response headers that say what a failure's details say. */
+function headersOf(details: ErrorDetails): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (details.challenge !== undefined) headers['WWW-Authenticate'] = details.challenge;
+  if (details.rateLimit) {
+    headers['RateLimit-Policy'] = details.rateLimit.policy;
+    headers.RateLimit = details.rateLimit.remaining;
+  }
+  if (details.retryAfterSeconds !== undefined) headers['Retry-After'] = String(details.retryAfterSeconds);
+  return headers;
+}
+
 /** The contract's error body (RFC 6749 section 5.2 style). */
 export interface ErrorBody {
   error: string;
@@ -46,15 +58,16 @@ export interface ErrorBody {
 }
 
 /**
- * A failure as the HTTP layer answers it: a domain error's kind and description, plus
- * response headers some answers need. Guards and the error filter use it; domain code
- * throws DomainError and never sees a status.
+ * A failure as the HTTP layer answers it: a domain error's kind and description, plus the
+ * response headers its details call for. Built only at the HTTP edge (controllers, guards,
+ * the bootstrap hooks, the error filter); below it code throws DomainError and never sees a
+ * status or a header.
  */
 export class ApiError extends DomainError {
   constructor(
     kind: ErrorKind,
     description: string,
-    /** Extra response headers, such as `WWW-Authenticate` or `Retry-After`. */
+    /** Extra response headers, such as `Allow`, beside those its details render. */
     readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(kind, description);
@@ -62,7 +75,7 @@ export class ApiError extends DomainError {
   }
 
   static from(error: DomainError): ApiError {
-    return error instanceof ApiError ? error : new ApiError(error.kind, error.description);
+    return error instanceof ApiError ? error : new ApiError(error.kind, error.description, headersOf(error.details));
   }
 
   get status(): number {

@@ -34,11 +34,26 @@ export type ErrorKind =
   | 'temporarily_unavailable'
   | 'server_error';
 
+/**
+ * What some failures tell the caller besides their description, as facts: the HTTP edge
+ * renders them (Retry-After, WWW-Authenticate, the RateLimit fields); below it nobody
+ * knows they are headers.
+ */
+export interface ErrorDetails {
+  /** Seconds before a retry can succeed. */
+  retryAfterSeconds?: number;
+  /** How to authenticate, and why a credential was refused (an RFC 7235 challenge). */
+  challenge?: string;
+  /** The quota that refused the request and what is left of it (IETF RateLimit fields). */
+  rateLimit?: { policy: string; remaining: string };
+}
+
 /** A rule refused the request: the kind of failure and a description meant for a partner's engineer. */
 export class DomainError extends Error {
   constructor(
     readonly kind: ErrorKind,
     readonly description: string,
+    readonly details: ErrorDetails = {},
   ) {
     super(description);
     this.name = 'DomainError';

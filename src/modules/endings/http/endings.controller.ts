@@ -6,7 +6,7 @@ import { novelIdPipe } from '../../../shared/http/identifiers.js';
 import { readingPaths } from '../../../shared/http/surfaces.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentTenant, RequireScopes } from '../../identity/index.js';
-import { SubscriberQueryDto } from '../../reading/index.js';
+import { SubscriberQueryDto } from '../../../shared/http/subscriber-query.dto.js';
 import { EndingsService } from '../application/endings.service.js';
 import { ChooseEndingDto, EndingsStateDto, endingsStateDto } from './endings.dto.js';
 

@@ -2,9 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config.js';
 import type { Principal } from '../domain/principal.js';
 import { CLOCK_SKEW_SECONDS, issuerUrl, type TokenIssuer } from '../domain/token-issuers.js';
-import { KidsJwtStrategy } from '../infrastructure/passport/kids-jwt.strategy.js';
-import { PlatformJwtStrategy } from '../infrastructure/passport/platform-jwt.strategy.js';
-import { decodeToken, invalidToken } from './access-token.js';
+import { decodeToken, invalidToken } from '../domain/access-token.js';
+import { TokenSignatures } from '../domain/token-signatures.js';
 import { PartnerCredentialsService } from './partner-credentials.service.js';
 
 /** Tokens verified once and then trusted until they expire; bounded so memory stays flat. */
@@ -24,7 +23,7 @@ const signatureOf = (token: string) => token.slice(token.lastIndexOf('.') + 1);
 
 /**
  * Verifies bearer tokens (DECISIONS 3). A token seen before costs a map lookup; only a new
- * one goes through Passport, to the strategy of the issuer it names, which checks the
+ * one goes to the signature checks (Passport) of the issuer it names, which checks the
  * signature and claims. Expiry, the issuers the surface accepts and revocation are checked
  * on every request, cached or not.
  */
@@ -34,8 +33,7 @@ export class AccessTokenVerifier {
   private readonly kidsIssuerUrl: string;
 
   constructor(
-    private readonly platformStrategy: PlatformJwtStrategy,
-    private readonly kidsStrategy: KidsJwtStrategy,
+    private readonly signatures: TokenSignatures,
     private readonly credentials: PartnerCredentialsService,
     @Inject(AppConfig) config: AppConfig,
   ) {
@@ -57,9 +55,8 @@ export class AccessTokenVerifier {
 
   private async verifySignature(token: string): Promise<Principal> {
     const decoded = decodeToken(token);
-    // Any issuer but the kids one goes to the platform strategy, which refuses what it did not issue.
-    const strategy = decoded.payload.iss === this.kidsIssuerUrl ? this.kidsStrategy : this.platformStrategy;
-    const principal = await strategy.authenticateToken(token, decoded);
+    // Any issuer but the kids one goes to the platform's checks, which refuse what it did not issue.
+    const principal = await this.signatures.verify(decoded.payload.iss === this.kidsIssuerUrl ? 'kids' : 'platform', token, decoded);
     this.remember(token, principal);
     return principal;
   }

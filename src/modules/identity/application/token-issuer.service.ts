@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../../../config/app-config.js';
-import { ApiError } from '../../../shared/errors/api-error.js';
+import { DomainError } from '../../../shared/errors/domain-error.js';
 import type { ClientCredentials } from '../domain/client-authentication.js';
 import type { CredentialRecord } from '../domain/credential.repository.js';
 import { ACCESS_TOKEN_LIFETIME_SECONDS, issuerUrl, type TokenIssuer } from '../domain/token-issuers.js';
@@ -32,8 +32,8 @@ export interface AccessTokenClaims {
 }
 
 export const invalidClient = () =>
-  new ApiError('invalid_client', 'Client authentication failed: unknown client, wrong secret or revoked credential.', {
-    'WWW-Authenticate': 'Basic realm="partner-platform", charset="UTF-8"',
+  new DomainError('invalid_client', 'Client authentication failed: unknown client, wrong secret or revoked credential.', {
+    challenge: 'Basic realm="partner-platform", charset="UTF-8"',
   });
 
 @Injectable()

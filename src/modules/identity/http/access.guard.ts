@@ -5,7 +5,7 @@ import type { Surface } from '../../../config/app-config.js';
 import { ApiError } from '../../../shared/errors/api-error.js';
 import { surfaceOf } from '../../../shared/http/surfaces.js';
 import { RateLimiter } from '../../rate-limiting/index.js';
-import { invalidToken } from '../application/access-token.js';
+import { invalidToken } from '../domain/access-token.js';
 import { AccessTokenVerifier } from '../application/access-token-verifier.js';
 import type { Principal } from '../domain/principal.js';
 import type { TokenIssuer } from '../domain/token-issuers.js';

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config.js';
-import { ApiError } from '../../../shared/errors/api-error.js';
 import { DomainError } from '../../../shared/errors/domain-error.js';
 import { ReplicaBuckets, sourceAddressKey, type TakenToken } from '../../rate-limiting/index.js';
 
@@ -27,10 +26,10 @@ export class UnauthenticatedRequests {
   take(request: FastifyRequest): TakenToken {
     const key = sourceAddressKey(request.ip);
     if (this.buckets.take(key)) return { giveBack: () => this.buckets.giveBack(key) };
-    throw new ApiError(
+    throw new DomainError(
       'rate_limited',
       'Too many requests that failed authentication from this address: check the credentials and retry after the time in Retry-After.',
-      this.buckets.refusalFields(key),
+      this.buckets.refusalDetails(key),
     );
   }
 }

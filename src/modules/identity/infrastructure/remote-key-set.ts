@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { ApiError } from '../../../shared/errors/api-error.js';
+import { DomainError } from '../../../shared/errors/domain-error.js';
 import { JWKS_MAX_AGE_SECONDS } from '../domain/token-issuers.js';
 
 /** An unknown `kid` refetches the set at most once in this long (DECISIONS 3). */
@@ -87,7 +87,7 @@ export class RemoteKeySet {
       body = JSON.parse(text);
     } catch (error) {
       this.logger.warn({ url: this.url, err: (error as Error).message }, 'platform key set unreachable');
-      throw new ApiError('temporarily_unavailable', "The service cannot fetch the token issuer's public keys. Retry shortly.", { 'Retry-After': '5' });
+      throw new DomainError('temporarily_unavailable', "The service cannot fetch the token issuer's public keys. Retry shortly.", { retryAfterSeconds: 5 });
     }
     return { keys: es256Keys(body), fetchedAt: this.now(), maxAgeMs: maxAgeMs(cacheControl) };
   }

@@ -4,7 +4,7 @@ import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { AppConfig } from '../../../config/app-config.js';
 import { ServerSecrets } from '../../../shared/crypto/server-secrets.js';
-import { ApiError } from '../../../shared/errors/api-error.js';
+import { DomainError } from '../../../shared/errors/domain-error.js';
 import { assertMediaKey } from '../domain/media-key.js';
 import { MediaStorage } from '../domain/media.storage.js';
 import { checkMediaUrl, signedMediaPath, type MediaUrlProof } from '../domain/signed-media-url.js';
@@ -64,14 +64,14 @@ export class LocalMediaStorage extends MediaStorage {
     const checks = this.secrets.mediaUrlKeys.map((urlKey) => checkMediaUrl(key, proof, urlKey, nowMs));
     const check = checks.find((result) => result !== 'forged') ?? 'forged';
     if (check === 'expired') {
-      throw new ApiError('access_denied', 'This media URL has expired. Request a new stream URL.');
+      throw new DomainError('access_denied', 'This media URL has expired. Request a new stream URL.');
     }
     if (check === 'forged') {
-      throw new ApiError('access_denied', 'This media URL is not valid: use the stream_url exactly as it was issued.');
+      throw new DomainError('access_denied', 'This media URL is not valid: use the stream_url exactly as it was issued.');
     }
     const path = this.pathOf(key);
     const file = await stat(path).catch(() => null);
-    if (!file?.isFile()) throw new ApiError('not_found', 'The media file no longer exists. Request a new stream URL.');
+    if (!file?.isFile()) throw new DomainError('not_found', 'The media file no longer exists. Request a new stream URL.');
     return { path, size: file.size, modifiedAt: file.mtime, urlExpiresAt: new Date(Number(proof.expires) * 1000) };
   }
 

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config.js';
-import { ApiError } from '../../../shared/errors/api-error.js';
+import { DomainError, type ErrorDetails } from '../../../shared/errors/domain-error.js';
 import { RateLimitStore, type BucketPolicy, type Grant } from '../domain/rate-limit-store.js';
 import { LeasedTokens } from '../domain/leased-tokens.js';
-import { rateLimitFields, refusalFields } from '../domain/ratelimit-fields.js';
+import { rateLimitFields, refusalDetails } from '../domain/ratelimit-fields.js';
 
 /**
  * A lease takes this fraction of the burst: a quarter makes the bucket's statement rare (one
@@ -17,10 +17,8 @@ export interface TakenToken {
   giveBack(): void | Promise<void>;
 }
 
-export interface RateLimitDecision {
-  allowed: boolean;
-  headers: Record<string, string>;
-}
+/** Allowed, with the RateLimit fields a success carries; or refused, with what the refusal tells. */
+export type RateLimitDecision = { allowed: true; headers: Record<string, string> } | { allowed: false; refusal: ErrorDetails };
 
 /**
  * Rate limits shared by every replica (DECISIONS 19). Tokens live in PostgreSQL; a replica
@@ -46,7 +44,7 @@ export class RateLimiter {
   async consumeOrThrow(key: string, policy = this.defaultPolicy): Promise<Record<string, string>> {
     const decision = await this.consume(key, policy);
     if (!decision.allowed) {
-      throw new ApiError('rate_limited', 'Too many requests for this credential: slow down and retry after the time in Retry-After.', decision.headers);
+      throw new DomainError('rate_limited', 'Too many requests for this credential: slow down and retry after the time in Retry-After.', decision.refusal);
     }
     return decision.headers;
   }
@@ -58,7 +56,7 @@ export class RateLimiter {
    */
   async takeForAttempt(key: string, policy: BucketPolicy, description: string): Promise<TakenToken> {
     const grant = await this.store.take(key, 1, policy);
-    if (grant.granted === 0) throw new ApiError('rate_limited', description, refusal(policy, grant.remaining).headers);
+    if (grant.granted === 0) throw new DomainError('rate_limited', description, refusalDetails(policy, grant.remaining));
     return { giveBack: () => this.store.giveBack(key, 1, policy) };
   }
 
@@ -92,5 +90,5 @@ export class RateLimiter {
 }
 
 function refusal(policy: BucketPolicy, remaining: number): RateLimitDecision {
-  return { allowed: false, headers: refusalFields(policy, remaining) };
+  return { allowed: false, refusal: refusalDetails(policy, remaining) };
 }

@@ -1,3 +1,4 @@
+import type { ErrorDetails } from '../../../shared/errors/domain-error.js';
 import type { BucketPolicy } from './rate-limit-store.js';
 
 /**
@@ -21,7 +22,8 @@ export function secondsUntilToken(policy: BucketPolicy, remaining: number): numb
   return Math.max(1, Math.ceil((1 - remaining) / policy.ratePerSecond));
 }
 
-/** What a refusal (429) carries: the RateLimit fields and when to retry. */
-export function refusalFields(policy: BucketPolicy, remaining: number): Record<string, string> {
-  return { ...rateLimitFields(policy, remaining), 'Retry-After': String(secondsUntilToken(policy, remaining)) };
+/** What a refusal (429) tells: the quota's state and when to retry (the HTTP edge renders it as headers). */
+export function refusalDetails(policy: BucketPolicy, remaining: number): ErrorDetails {
+  const fields = rateLimitFields(policy, remaining);
+  return { rateLimit: { policy: fields['RateLimit-Policy'], remaining: fields.RateLimit }, retryAfterSeconds: secondsUntilToken(policy, remaining) };
 }

@@ -1,5 +1,6 @@
 import type { BucketPolicy } from './rate-limit-store.js';
-import { refusalFields } from './ratelimit-fields.js';
+import type { ErrorDetails } from '../../../shared/errors/domain-error.js';
+import { refusalDetails } from './ratelimit-fields.js';
 
 interface Bucket {
   tokens: number;
@@ -54,8 +55,8 @@ export class ReplicaBuckets {
     this.buckets.set(key, { tokens, refreshedAt: this.now() });
   }
 
-  /** What refusing `key` answers with: the RateLimit fields of this policy and Retry-After. */
-  refusalFields(key: string): Record<string, string> {
-    return refusalFields(this.policy, this.level(key));
+  /** What refusing `key` tells: this policy's quota state and when to retry. */
+  refusalDetails(key: string): ErrorDetails {
+    return refusalDetails(this.policy, this.level(key));
   }
 }

@@ -7,7 +7,8 @@ import { readingPaths } from '../../../shared/http/surfaces.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentTenant, RequireScopes } from '../../identity/index.js';
 import { ChapterReadingService } from '../application/chapter-reading.service.js';
-import { ChapterContentDto, chapterContentDto, ChapterListingDto, chapterListingJson, OptionalSubscriberQueryDto, SubscriberQueryDto } from './reading.dto.js';
+import { SubscriberQueryDto } from '../../../shared/http/subscriber-query.dto.js';
+import { ChapterContentDto, chapterContentDto, ChapterListingDto, chapterListingJson, OptionalSubscriberQueryDto } from './reading.dto.js';
 
 const novelId = () => Param('id', novelIdPipe());
 const NOVEL_NOT_FOUND = { type: ErrorBodyDto, description: 'invalid_request: novel does not exist or was removed' };

@@ -15,13 +15,6 @@ export class OptionalSubscriberQueryDto {
   subscriber_id?: string;
 }
 
-export class SubscriberQueryDto {
-  @ApiProperty({ description: "Partner's subscriber identifier.", example: 'sub-42' })
-  @IsDefined({ message: 'subscriber_id is required' })
-  @IsSubscriberId()
-  subscriber_id: string;
-}
-
 export class OpenNovelDto {
   @ApiProperty({ example: 'the-heir' })
   @IsDefined({ message: 'novel_id is required' })

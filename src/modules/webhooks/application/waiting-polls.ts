@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ApiError } from '../../../shared/errors/api-error.js';
+import { DomainError } from '../../../shared/errors/domain-error.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { EventArrivals, type ArrivalSignal } from '../domain/event-arrivals.js';
 import { feedPage, FEED_MAX_LIMIT, FEED_MAX_WAIT_SECONDS, type FeedItem, type FeedPage } from '../domain/event-feed.js';
@@ -62,15 +62,11 @@ export class WaitingPolls {
   private hold(clientId: string): () => void {
     const held = this.heldByCredential.get(clientId) ?? 0;
     if (held >= WAITING_POLLS_PER_CREDENTIAL) {
-      throw new ApiError(
+      throw new DomainError(
         'rate_limited',
         `This credential already holds ${WAITING_POLLS_PER_CREDENTIAL} waiting long polls: wait for one to answer, or poll without wait.`,
-        // The RateLimit fields every 429 carries, for a quota of waiting polls (one frees within the 30 s a poll may wait).
-        {
-          'RateLimit-Policy': `"waiting-polls";q=${WAITING_POLLS_PER_CREDENTIAL};w=${FEED_MAX_WAIT_SECONDS}`,
-          RateLimit: '"waiting-polls";r=0;t=1',
-          'Retry-After': '1',
-        },
+        // The quota every 429 states, here of waiting polls (one frees within the 30 s a poll may wait).
+        { rateLimit: { policy: `"waiting-polls";q=${WAITING_POLLS_PER_CREDENTIAL};w=${FEED_MAX_WAIT_SECONDS}`, remaining: '"waiting-polls";r=0;t=1' }, retryAfterSeconds: 1 },
       );
     }
     this.heldByCredential.set(clientId, held + 1);

@@ -3,9 +3,9 @@ import type { KeyObject } from 'node:crypto';
 import passport from 'passport';
 import { Strategy, type StrategyOptionsWithoutRequest } from 'passport-jwt';
 import type { AppConfig } from '../../../../config/app-config.js';
-import { ApiError } from '../../../../shared/errors/api-error.js';
+import { DomainError } from '../../../../shared/errors/domain-error.js';
 import { isDatabaseUnavailable } from '../../../../shared/persistence/database-errors.js';
-import { type DecodedToken, invalidToken, toPrincipal } from '../../application/access-token.js';
+import { type DecodedToken, invalidToken, toPrincipal } from '../../domain/access-token.js';
 import type { Principal } from '../../domain/principal.js';
 import { CLOCK_SKEW_SECONDS, issuerUrl, type TokenIssuer } from '../../domain/token-issuers.js';
 
@@ -96,12 +96,12 @@ async function keyFor({ header, payload }: DecodedToken, expectedIssuer: string,
 
 /**
  * What Passport reports for a refused token. Only an outage (the database, or the key set
- * URL, which arrives as a 503 ApiError) passes through; anything else jsonwebtoken or its
+ * URL, which arrives as a temporarily_unavailable DomainError) and our own refusals pass through; anything else jsonwebtoken or its
  * signature library throws about the token (a wrong signature length is a TypeError from
  * jwa, not a JsonWebTokenError) is a token that does not verify: 401, never a 500.
  */
 function refusal(failure: unknown): unknown {
-  if (failure instanceof ApiError || isDatabaseUnavailable(failure)) return failure;
+  if (failure instanceof DomainError || isDatabaseUnavailable(failure)) return failure;
   if ((failure as Error | undefined)?.name === 'TokenExpiredError') return invalidToken('The access token has expired.');
   return invalidToken('The access token signature or claims are invalid.');
 }

@@ -1,12 +1,11 @@
-import { ApiError } from '../../../shared/errors/api-error.js';
+import { DomainError } from '../../../shared/errors/domain-error.js';
 import { ENVIRONMENTS, type Environment } from '../../../shared/tenancy/tenant.js';
-import type { Principal } from '../domain/principal.js';
-import type { TokenIssuer } from '../domain/token-issuers.js';
+import type { Principal } from './principal.js';
+import type { TokenIssuer } from './token-issuers.js';
 
+/** A token that does not verify: 401 with the RFC 6750 challenge that says why. */
 export const invalidToken = (description: string) =>
-  new ApiError('invalid_token', description, {
-    'WWW-Authenticate': `Bearer error="invalid_token", error_description="${description.replace(/"/g, "'")}"`,
-  });
+  new DomainError('invalid_token', description, { challenge: `Bearer error="invalid_token", error_description="${description.replace(/"/g, "'")}"` });
 
 /** A compact JWS split into its header and claims, not yet verified. */
 export interface DecodedToken {
