@@ -133,7 +133,7 @@ describe('catalog:import with audio files', () => {
   });
 
   describe('the command', () => {
-    const runCli = (argv: string[]) => COMMANDS['catalog:import'].run(t.app, parseArguments(argv, COMMANDS['catalog:import'].options));
+    const runCli = async (argv: string[]) => COMMANDS['catalog:import'].run(t.app, await COMMANDS['catalog:import'].check(parseArguments(argv, COMMANDS['catalog:import'].options)));
 
     it('reads audio files relative to the manifest, and prints progress for many files', async () => {
       const chapters = Array.from({ length: 30 }, () => ({ file: 'audio/narration.mp3' }));

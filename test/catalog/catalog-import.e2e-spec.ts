@@ -32,7 +32,7 @@ async function catalogRows(environment = 'live') {
   return rows;
 }
 
-const runCli = (argv: string[]) => COMMANDS['catalog:import'].run(t.app, parseArguments(argv, COMMANDS['catalog:import'].options));
+const runCli = async (argv: string[]) => COMMANDS['catalog:import'].run(t.app, await COMMANDS['catalog:import'].check(parseArguments(argv, COMMANDS['catalog:import'].options)));
 
 function writeManifest(content: unknown): string {
   const file = join(mkdtempSync(join(tmpdir(), 'prl-manifest-')), 'manifest.json');

@@ -39,9 +39,9 @@ const sessions = (count: number) => Array.from({ length: count }, (_, i) => sess
 
 const storedRows = async () => Number((await db.query('SELECT count(*) AS n FROM kids_activity'))[0].n);
 
-function runCli(argv: string[]) {
+async function runCli(argv: string[]) {
   const command = COMMANDS['kids:import'];
-  return command.run(t.app, parseArguments(argv, command.options));
+  return command.run(t.app, await command.check(parseArguments(argv, command.options)));
 }
 
 function fileWith(name: string, lines: string[]): string {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { ChapterListing } from '../../src/modules/reading/application/chapter-reading.service.js';
-import { chapterListingDto, chapterListingJson } from '../../src/modules/reading/http/reading.dto.js';
+import { chapterListingJson } from '../../src/modules/reading/http/chapter-listing.json.js';
+import { chapterListingDto } from '../../src/modules/reading/http/reading.dto.js';
 
 /** The listing's JSON is written piece by piece and cached; it must be exactly the DTO serialised. */
 const chapter = fc.record({ number: fc.integer({ min: 1, max: 100_000 }), title: fc.string({ unit: 'grapheme', maxLength: 20 }), durationSeconds: fc.integer({ min: 0, max: 86_400 }) });

@@ -1,6 +1,7 @@
 import { type ArgumentMetadata, type PipeTransform, ValidationPipe, type ValidationError, type ValidationPipeOptions } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { ApiError } from '../errors/api-error.js';
+import { byObject } from '../memo.js';
 import { ValidationPlan } from './validation-plan.js';
 
 /**
@@ -12,7 +13,8 @@ import { ValidationPlan } from './validation-plan.js';
  * work; anything else, and every failure, goes through Nest's pipe as before.
  */
 class PlannedValidationPipe extends ValidationPipe {
-  private readonly plans = new Map<ArgumentMetadata['metatype'], ValidationPlan | undefined>();
+  /** Each DTO class's plan, read from the libraries' metadata once. */
+  private readonly plans = byObject('http.validation-plans', (dto: new () => object) => ({ plan: ValidationPlan.of(dto) }));
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body') refuseNullFields(value);
@@ -26,8 +28,7 @@ class PlannedValidationPipe extends ValidationPipe {
 
   private planOf(metatype: ArgumentMetadata['metatype']): ValidationPlan | undefined {
     if (!metatype || !this.toValidate({ type: 'body', metatype })) return undefined;
-    if (!this.plans.has(metatype)) this.plans.set(metatype, ValidationPlan.of(metatype as new () => object));
-    return this.plans.get(metatype);
+    return this.plans.get(metatype as new () => object).plan;
   }
 }
 

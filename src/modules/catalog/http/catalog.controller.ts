@@ -5,7 +5,8 @@ import { readingPaths } from '../../../shared/http/surfaces.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentTenant, RequireScopes } from '../../identity/index.js';
 import { CatalogService } from '../application/catalog.service.js';
-import { categoryListJson, CategoryListDto, NovelPageDto, novelPageJson, NovelQueryDto } from './catalog.dto.js';
+import { CategoryListDto, NovelPageDto, NovelQueryDto } from './catalog.dto.js';
+import { categoryListJson, novelPageJson } from './catalog.json.js';
 
 @ApiTags('Catalog')
 @Controller(readingPaths())

@@ -3,7 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, Length, Max, Min } from 'class-validator';
 import { IsNovelId } from '../../../shared/http/identifiers.js';
 import { IntegerQueryParam } from '../../../shared/http/validation.js';
-import type { Category, Novel, NovelPage } from '../domain/catalog.js';
+import type { Category, Novel } from '../domain/catalog.js';
 import { MayBeOmitted } from '../../../shared/http/may-be-omitted.js';
 
 export class CategoryDto {
@@ -77,52 +77,6 @@ export class NovelPageDto {
 }
 
 export const categoryDto = (category: Category): CategoryDto => ({ id: category.id, name: category.name, sort_order: category.sortOrder });
-
-const categoryListJsons = new WeakMap<readonly Category[], string>();
-
-/** A CategoryListDto's JSON, made once per catalog snapshot's category list (see novelPageJson). */
-export function categoryListJson(categories: readonly Category[]): string {
-  let json = categoryListJsons.get(categories);
-  if (json === undefined) {
-    json = JSON.stringify({ data: categories.map(categoryDto) } satisfies CategoryListDto);
-    categoryListJsons.set(categories, json);
-  }
-  return json;
-}
-
-const entryJson = new WeakMap<Novel, string>();
-
-/**
- * catalogEntryDto as JSON, built once per novel object: the catalog snapshot keeps its
- * objects until the catalog changes and then replaces them all (ADR 0105), so the text
- * cached here can never be older than the novel it came from.
- */
-export function catalogEntryJson(novel: Novel): string {
-  let json = entryJson.get(novel);
-  if (json === undefined) {
-    json = JSON.stringify(catalogEntryDto(novel));
-    entryJson.set(novel, json);
-  }
-  return json;
-}
-
-const pageJsons = new WeakMap<NovelPage, string>();
-
-/**
- * A NovelPageDto's JSON, made once per page object: the catalog page is the hottest catalog
- * read and its entries the bulk of its bytes, and the catalog answers the same query with the
- * same page object until it changes (NovelPage). Kept as text, not bytes: Node writes a text
- * body in one piece with the headers, and a Buffer body cost 3–10 % more CPU per request
- * (measured on this route, categories and the chapter list).
- */
-export function novelPageJson(page: NovelPage): string {
-  let json = pageJsons.get(page);
-  if (json === undefined) {
-    json = `{"data":[${page.novels.map(catalogEntryJson).join(',')}],"page":${page.page},"page_size":${page.pageSize},"total":${page.total}}`;
-    pageJsons.set(page, json);
-  }
-  return json;
-}
 
 export const catalogEntryDto = (novel: Novel): CatalogEntryDto => ({
   id: novel.id,

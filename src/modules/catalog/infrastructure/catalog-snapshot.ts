@@ -1,3 +1,4 @@
+import { bounded } from '../../../shared/memo.js';
 import type { Db } from '../../../shared/persistence/db.js';
 import type { Environment } from '../../../shared/tenancy/tenant.js';
 import type { AudioStatus, Category, ChapterAudio, ChapterNarration, ChapterSummary, Ending, Novel, NovelPage, NovelQuery } from '../domain/catalog.js';
@@ -34,8 +35,8 @@ const pageKey = (q: NovelQuery) =>
  */
 export class CatalogSnapshot {
   private readonly novelsById: Map<string, Novel>;
-  /** Pages by query, least recently asked for first. */
-  private readonly pages = new Map<string, NovelPage>();
+  /** Pages by query: the same object for the same query, while the snapshot lasts; a crawl of every query cannot grow it. */
+  private readonly pages = bounded('catalog.pages', 'lru', PAGES_KEPT, (_key: string, query: NovelQuery) => this.pageOf(query));
 
   constructor(
     readonly categories: Category[],
@@ -53,16 +54,7 @@ export class CatalogSnapshot {
 
   /** The page asked for, the same object for the same query while the snapshot lasts. */
   findNovels(query: NovelQuery): NovelPage {
-    const key = pageKey(query);
-    let page = this.pages.get(key);
-    if (page) {
-      this.pages.delete(key);
-    } else {
-      page = this.pageOf(query);
-      if (this.pages.size >= PAGES_KEPT) this.pages.delete(this.pages.keys().next().value!);
-    }
-    this.pages.set(key, page);
-    return page;
+    return this.pages.get(pageKey(query), query);
   }
 
   private pageOf(query: NovelQuery): NovelPage {

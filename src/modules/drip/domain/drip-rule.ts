@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { bounded } from '../../../shared/memo.js';
 
 /**
  * The drip (DECISIONS 8): one chapter a day per subscriber, released at 06:00 in
@@ -44,20 +45,17 @@ export function releaseInstantOfDay(day: number): Date {
   return new Date(releaseInstantMs(day));
 }
 
-/** Release instants already computed, by day number. Bounded: a few thousand days cover every live reader. */
-const releaseInstants = new Map<number, number>();
-const RELEASE_INSTANT_CACHE_SIZE = 50_000;
+/**
+ * Release instants by day number: a pure function of the day (the time zone's rules are
+ * fixed), kept because luxon's zone arithmetic costs more than the rest of the rule. A few
+ * thousand days cover every live reader.
+ */
+const releaseInstants = bounded('drip.release-instants', 'clear', 50_000, (day: number) => {
+  const date = DateTime.fromMillis(day * DAY_MS, { zone: 'utc' });
+  return DateTime.fromObject({ year: date.year, month: date.month, day: date.day, hour: RELEASE_HOUR }, { zone: DRIP_TIME_ZONE }).toMillis();
+});
 
-function releaseInstantMs(day: number): number {
-  let ms = releaseInstants.get(day);
-  if (ms === undefined) {
-    const date = DateTime.fromMillis(day * DAY_MS, { zone: 'utc' });
-    ms = DateTime.fromObject({ year: date.year, month: date.month, day: date.day, hour: RELEASE_HOUR }, { zone: DRIP_TIME_ZONE }).toMillis();
-    if (releaseInstants.size >= RELEASE_INSTANT_CACHE_SIZE) releaseInstants.clear();
-    releaseInstants.set(day, ms);
-  }
-  return ms;
-}
+const releaseInstantMs = (day: number): number => releaseInstants.get(day);
 
 /** When chapter `chapterNumber` (1-indexed) is released for the subscriber. */
 export function chapterReleaseAt(input: DripInput, chapterNumber: number): Date {

@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Surface } from '../../../config/app-config.js';
 import { ApiError } from '../../../shared/errors/api-error.js';
+import { byObject } from '../../../shared/memo.js';
 import { surfaceOf } from '../../../shared/http/surfaces.js';
 import { RateLimiter } from '../../rate-limiting/index.js';
 import { invalidToken } from '../domain/access-token.js';
@@ -34,10 +35,19 @@ export class AccessGuard implements CanActivate {
     private readonly unauthenticated: UnauthenticatedRequests,
   ) {}
 
-  private readonly rules = new WeakMap<RouteHandler, WeakMap<ControllerClass, AccessRule>>();
+  /**
+   * Each route's declared rule, read from the decorators' metadata once per route handler:
+   * the metadata is fixed when the classes are defined, and reading it walked prototype
+   * chains on every request.
+   */
+  private readonly rules = byObject('identity.route-access-rules', (handler: RouteHandler, controller: ControllerClass): AccessRule => {
+    const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [handler, controller]);
+    if (!rule) throw new Error(`Route ${controller.name}.${handler.name} declares no access rule`);
+    return rule;
+  });
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const rule = this.ruleOf(context.getHandler(), context.getClass());
+    const rule = this.rules.get(context.getHandler(), context.getClass());
     if (rule.public) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const surface = surfaceOf(request.routeOptions.url ?? request.url);
@@ -53,23 +63,6 @@ export class AccessGuard implements CanActivate {
     checkScopes(principal, rule.anyOfScopes);
     request.principal = principal;
     return true;
-  }
-
-  /**
-   * The route's declared rule, read from the decorators' metadata once per route: the
-   * metadata is fixed when the classes are defined, and reading it walked prototype chains
-   * on every request.
-   */
-  private ruleOf(handler: RouteHandler, controller: ControllerClass): AccessRule {
-    let byController = this.rules.get(handler);
-    if (!byController) this.rules.set(handler, (byController = new WeakMap()));
-    let rule = byController.get(controller);
-    if (!rule) {
-      rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [handler, controller]);
-      if (!rule) throw new Error(`Route ${controller.name}.${handler.name} declares no access rule`);
-      byController.set(controller, rule);
-    }
-    return rule;
   }
 }
 

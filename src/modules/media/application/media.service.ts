@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { perInstant } from '../../../shared/memo.js';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { AppConfig } from '../../../config/app-config.js';
@@ -28,7 +29,14 @@ export interface IssuedStreamUrl {
  */
 @Injectable()
 export class MediaService {
-  private issuedThisSecond = { at: 0, urls: new Map<string, string>() };
+  /**
+   * A URL is a function of its key and expiry, and issue times are whole seconds: the
+   * requests of one second for one chapter share its URL, signed once. Only the current
+   * second's URLs are kept.
+   */
+  private readonly urlsThisSecond = perInstant('media.stream-urls-this-second', (key: string, issuedAtMs: number) =>
+    this.storage.signedUrl(key, new Date(issuedAtMs), this.config.streamUrlTtlSeconds),
+  );
 
   constructor(
     private readonly storage: MediaStorage,
@@ -58,25 +66,11 @@ export class MediaService {
   async issueStreamUrl(key: string): Promise<IssuedStreamUrl> {
     const expiresIn = this.config.streamUrlTtlSeconds;
     const issuedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
-    const url = await this.urlIssuedAt(key, issuedAt, expiresIn);
+    const url = await this.urlsThisSecond.get(key, issuedAt.getTime());
     return { url, expiresIn, issuedAt, expiresAt: new Date(issuedAt.getTime() + expiresIn * 1000) };
   }
 
-  /**
-   * A URL is a function of its key and expiry, and issue times are whole seconds: the
-   * requests of one second for one chapter share its URL, signed once. Only the current
-   * second's URLs are kept.
-   */
-  private async urlIssuedAt(key: string, issuedAt: Date, expiresIn: number): Promise<string> {
-    if (this.issuedThisSecond.at !== issuedAt.getTime()) this.issuedThisSecond = { at: issuedAt.getTime(), urls: new Map() };
-    const { urls } = this.issuedThisSecond;
-    let url = urls.get(key);
-    if (url === undefined) {
-      url = await this.storage.signedUrl(key, issuedAt, expiresIn);
-      urls.set(key, url);
-    }
-    return url;
-  }
+
 
   /**
    * Appends to the audit log, resolving once the row is committed. Rows of concurrent

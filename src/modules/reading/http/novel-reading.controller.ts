@@ -8,7 +8,8 @@ import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentTenant, RequireScopes } from '../../identity/index.js';
 import { ChapterReadingService } from '../application/chapter-reading.service.js';
 import { SubscriberQueryDto } from '../../../shared/http/subscriber-query.dto.js';
-import { ChapterContentDto, chapterContentDto, ChapterListingDto, chapterListingJson, OptionalSubscriberQueryDto } from './reading.dto.js';
+import { chapterListingJson } from './chapter-listing.json.js';
+import { ChapterContentDto, chapterContentDto, ChapterListingDto, OptionalSubscriberQueryDto } from './reading.dto.js';
 
 const novelId = () => Param('id', novelIdPipe());
 const NOVEL_NOT_FOUND = { type: ErrorBodyDto, description: 'invalid_request: novel does not exist or was removed' };

@@ -3,7 +3,7 @@ import { IsDefined, IsString } from 'class-validator';
 import { IsIsoInstant } from '../../../shared/http/date-time.js';
 import { IsNovelId, IsSubscriberId } from '../../../shared/http/identifiers.js';
 import type { ProgressEntry, ReadingProgress } from '../application/reading-progress.service.js';
-import type { Chapter, ChapterSummary } from '../../catalog/index.js';
+import type { Chapter } from '../../catalog/index.js';
 import type { ChapterListing } from '../application/chapter-reading.service.js';
 import { chapterStatus } from '../domain/novel-progress.js';
 import { MayBeOmitted } from '../../../shared/http/may-be-omitted.js';
@@ -97,57 +97,6 @@ export const chapterListingDto = ({ novel, chapters, releases }: ChapterListing)
     ...(releases?.[i].unlocksAt && { unlocks_at: releases[i].unlocksAt.toISOString() }),
   })),
 });
-
-const anonymousListingJson = new WeakMap<ChapterListing['chapters'], string>();
-/** Each chapter's entry up to its release fields, without the closing brace, by catalog chapter. */
-const entryOpenings = new WeakMap<ChapterSummary, string>();
-
-/**
- * The chapter list as JSON: JSON.stringify(chapterListingDto(listing)), made cheaply. Without a
- * subscriber it depends on the catalog only, so it is made once per novel and catalog
- * snapshot: the catalog hands out the same chapters array (and chapter objects) until the
- * catalog changes, then new ones (ADR 0105), so cached text is never older than the
- * chapters it came from. With one, each entry's editorial part is cached the same way and
- * only the release fields are written per request.
- */
-export function chapterListingJson(listing: ChapterListing): string {
-  const { novel, chapters, releases } = listing;
-  if (!releases) {
-    let json = anonymousListingJson.get(chapters);
-    if (json === undefined) {
-      json = JSON.stringify(chapterListingDto(listing));
-      anonymousListingJson.set(chapters, json);
-    }
-    return json;
-  }
-  const entries = chapters.map((chapter, i) => {
-    const release = releases[i];
-    return `${entryOpening(chapter)},"status":"${chapterStatus(release)}"${release.unlocksAt ? `,"unlocks_at":"${isoString(release.unlocksAt)}"` : ''}}`;
-  });
-  return `{"novel_id":${JSON.stringify(novel.id)},"total_chapters":${novel.totalChapters},"chapters":[${entries.join(',')}]}`;
-}
-
-function entryOpening(chapter: ChapterSummary): string {
-  let opening = entryOpenings.get(chapter);
-  if (opening === undefined) {
-    opening = JSON.stringify({ chapter_number: chapter.number, title: chapter.title, duration_seconds: chapter.durationSeconds }).slice(0, -1);
-    entryOpenings.set(chapter, opening);
-  }
-  return opening;
-}
-
-/** Release instants repeat across readers (one per day at 06:00 São Paulo, shifted by the early-access day): their text is kept. */
-const isoStrings = new Map<number, string>();
-function isoString(instant: Date): string {
-  const ms = instant.getTime();
-  let text = isoStrings.get(ms);
-  if (text === undefined) {
-    if (isoStrings.size >= 10_000) isoStrings.clear();
-    text = instant.toISOString();
-    isoStrings.set(ms, text);
-  }
-  return text;
-}
 
 export const chapterContentDto = (novelId: string, chapter: Chapter): ChapterContentDto => ({
   novel_id: novelId,
