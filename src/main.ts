@@ -8,6 +8,7 @@ import { loadEnvFile } from './config/env-file.js';
 import { checkDatabaseReachable, describeDatabase, locateDatabase } from './database/database-location.js';
 import { EmbeddedDatabaseError } from './database/embedded-postgres.js';
 import { HttpMetrics } from './observability/metrics.js';
+import { ShutdownSignal } from './shared/shutdown-signal.js';
 import { startMetricsServer } from './observability/metrics-server.js';
 
 async function main(): Promise<void> {
@@ -30,6 +31,9 @@ async function main(): Promise<void> {
     process.once(signal, async () => {
       if (stopping) return;
       stopping = true;
+      // First say it: new requests and readiness get 503, long polls answer, the webhook
+      // worker claims nothing more. Then close, once what is in flight has finished.
+      app.get(ShutdownSignal).begin();
       metricsServer?.close();
       await app.close();
       await database.release();

@@ -12,6 +12,7 @@ import { HttpMetrics } from '../observability/metrics.js';
 import { requestLogger } from '../observability/request-logger.js';
 import { parseTraceparent } from '../observability/trace-context.js';
 import { ApiError } from '../shared/errors/api-error.js';
+import { ShutdownSignal } from '../shared/shutdown-signal.js';
 import { AllExceptionsFilter } from '../shared/errors/all-exceptions.filter.js';
 import { inputProblem } from '../shared/http/input-limits.js';
 import { surfacesServing } from '../shared/http/surfaces.js';
@@ -85,7 +86,7 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
     logger: new NestJsonLogger(logger),
   });
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
-  installRequestHooks(fastify, config);
+  installRequestHooks(fastify, config, app.get(ShutdownSignal));
   metrics.install(fastify);
   app.useGlobalFilters(new AllExceptionsFilter());
   app.useGlobalPipes(createValidationPipe());
@@ -144,19 +145,23 @@ class OneLinePerRequest extends LogController {
   }
 }
 
-function installRequestHooks(fastify: FastifyInstance, config: AppConfig): void {
+function installRequestHooks(fastify: FastifyInstance, config: AppConfig, shutdown: ShutdownSignal): void {
   const setSecurityHeaders = securityHeaders(config);
   const allowedMethods = trackAllowedMethods(fastify, (route) => isServed(route, config));
-  // Set when a shutdown begins: requests in flight finish, new ones are sent elsewhere.
-  let closing = false;
+  // From SIGTERM on (or a close without one): requests in flight finish, on connections
+  // that close after them; new ones, readiness included, are sent elsewhere.
   fastify.addHook('preClose', (done) => {
-    closing = true;
+    shutdown.begin();
     done();
+  });
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
+    if (shutdown.draining) reply.header('connection', 'close');
+    done(null, payload);
   });
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     setSecurityHeaders(request.url, reply);
-    if (closing) {
+    if (shutdown.draining) {
       const refusal = new ApiError('temporarily_unavailable', 'This replica is shutting down: retry, another one answers.', { 'Retry-After': '1' });
       reply.status(refusal.status).headers(refusal.headers).header('connection', 'close').send(refusal.body);
       return;

@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { DataSource } from 'typeorm';
-import { runMigrations } from '../database/migrate.js';
+import { migrationsAppliedBy } from '../database/migrate.js';
 import { CatalogImportService, ManifestError } from '../modules/catalog/index.js';
 import { EntitlementsService, INTERNAL_PLANS, isInternalPlan } from '../modules/entitlements/index.js';
 import {
@@ -134,10 +134,10 @@ export const COMMANDS: Record<string, Command> = {
     summary: '   apply pending database migrations',
     options: {},
     check: () => undefined,
-    // Starting the context already migrates; this reports the schema's state.
+    // Starting the context migrates: what it applied is reported with anything pending since.
     run: async (context) => {
       const dataSource = context.get(DataSource);
-      const pending = await runMigrations(dataSource);
+      const pending = await migrationsAppliedBy(dataSource);
       const applied = await dataSource.query<{ name: string }[]>('SELECT name FROM schema_migrations ORDER BY id');
       return { applied_now: pending, schema: applied.map((m) => m.name) };
     },

@@ -135,7 +135,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     publicBaseUrl: publicBaseUrl(env, port, isProduction),
     databaseUrl: postgresUrl(env, 'DATABASE_URL'),
     databaseReadUrl: postgresUrl(env, 'DATABASE_READ_URL'),
-    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 1000),
+    // Two at least: the migration lock holds one connection while the migrations use another.
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 2, 1000),
     dataDir,
     services: surfaces(env),
     storage,

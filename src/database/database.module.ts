@@ -2,7 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from './data-source-options.js';
-import { runMigrations } from './migrate.js';
+import { runMigrationsAtStart } from './migrate.js';
 import { PartitionMaintenanceJob } from './partition-maintenance.job.js';
 
 /**
@@ -19,7 +19,7 @@ export class DatabaseModule {
           useFactory: () => dataSourceOptions(url, poolSize),
           dataSourceFactory: async (options) => {
             const dataSource = await new DataSource(options!).initialize();
-            await runMigrations(dataSource);
+            await runMigrationsAtStart(dataSource);
             return dataSource;
           },
         }),

@@ -20,3 +20,15 @@ export async function runMigrations(dataSource: DataSource): Promise<string[]> {
     await runner.release();
   }
 }
+
+/** What each data source applied when it started (DatabaseModule), for `db:migrate` to report. */
+const appliedAtStart = new WeakMap<DataSource, string[]>();
+
+export async function runMigrationsAtStart(dataSource: DataSource): Promise<void> {
+  appliedAtStart.set(dataSource, await runMigrations(dataSource));
+}
+
+/** The migrations applied when `dataSource` started, and any pending since. */
+export async function migrationsAppliedBy(dataSource: DataSource): Promise<string[]> {
+  return [...(appliedAtStart.get(dataSource) ?? []), ...(await runMigrations(dataSource))];
+}

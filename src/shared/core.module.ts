@@ -4,6 +4,7 @@ import { ServerSecrets } from './crypto/server-secrets.js';
 import { Db } from './persistence/db.js';
 import { PgNotifications } from './persistence/pg-notifications.js';
 import { ReportingDb } from './persistence/reporting-db.js';
+import { ShutdownSignal } from './shutdown-signal.js';
 import { TypeOrmUnitOfWork } from './persistence/typeorm-unit-of-work.js';
 import { UnitOfWork } from './persistence/unit-of-work.js';
 
@@ -20,10 +21,11 @@ export class CoreModule {
         Db,
         PgNotifications,
         ReportingDb,
+        ShutdownSignal,
         TypeOrmUnitOfWork,
         { provide: UnitOfWork, useExisting: TypeOrmUnitOfWork },
       ],
-      exports: [AppConfig, ServerSecrets, Db, PgNotifications, ReportingDb, TypeOrmUnitOfWork, UnitOfWork],
+      exports: [AppConfig, ServerSecrets, Db, PgNotifications, ReportingDb, ShutdownSignal, TypeOrmUnitOfWork, UnitOfWork],
     };
   }
 }

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import pg from 'pg';
 import { createTestDatabase } from '../support/test-database.js';
 import { buildOnce, runNode } from '../support/processes.js';
 
@@ -137,4 +138,20 @@ describe('before it connects (issue 27, item 3)', () => {
     expect(npm.code).toBe(2);
     expect(npm.output).toContain('DATABASE_URL is required when NODE_ENV=production');
   });
+});
+
+test('db:migrate reports the migrations it applied to an empty database', async () => {
+  const admin = new pg.Client({ connectionString: process.env.TEST_PG_ADMIN_URL });
+  await admin.connect();
+  const name = `prl_cli_empty_${Date.now().toString(36)}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const empty = Object.assign(new URL(databaseUrl), { pathname: `/${name}` }).toString();
+  const run = runNode('dist/src/cli.js', ['db:migrate'], { DATABASE_URL: empty, SERVER_SECRET: 'cli-test-secret-cli-test-secret-000', LOG_LEVEL: 'silent' });
+  let stdout = '';
+  run.child.stdout!.on('data', (chunk) => (stdout += chunk));
+  expect(await run.exit()).toBe(0);
+  const { applied_now: appliedNow, schema } = JSON.parse(stdout);
+  expect(appliedNow).toEqual(schema);
+  expect(appliedNow.length).toBeGreaterThan(10);
 });

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DomainError } from '../../../shared/errors/domain-error.js';
+import { ShutdownSignal } from '../../../shared/shutdown-signal.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { EventArrivals, type ArrivalSignal } from '../domain/event-arrivals.js';
 import { feedPage, FEED_MAX_LIMIT, FEED_MAX_WAIT_SECONDS, type FeedItem, type FeedPage } from '../domain/event-feed.js';
@@ -16,6 +17,7 @@ interface WaitingPoll {
 
 /** A tenant's waiting polls, woken together. */
 interface Room {
+  tenant: Tenant;
   polls: Set<WaitingPoll>;
   /** The watch on the tenant's events: its stop function, or undefined when the process is stopping. */
   watching: Promise<(() => void) | undefined>;
@@ -39,7 +41,13 @@ export class WaitingPolls {
   constructor(
     private readonly events: WebhookEventRepository,
     private readonly arrivals: EventArrivals,
-  ) {}
+    shutdown: ShutdownSignal,
+  ) {
+    // A stopping process answers its waiting polls at once, with what they have.
+    shutdown.onBegin(() => {
+      for (const room of this.rooms.values()) void this.wake(room.tenant, room, 'closing');
+    });
+  }
 
   /** The page after `after`, waiting up to `waitSeconds` for one when there is none yet. */
   async wait(tenant: Tenant, clientId: string, after: number, limit: number, waitSeconds: number): Promise<FeedPage> {
@@ -81,7 +89,7 @@ export class WaitingPolls {
     const key = roomKey(tenant);
     let room = this.rooms.get(key);
     if (!room) {
-      const created: Room = { polls: new Set(), watching: Promise.resolve(undefined), reading: false, readAgain: false };
+      const created: Room = { tenant, polls: new Set(), watching: Promise.resolve(undefined), reading: false, readAgain: false };
       created.watching = this.arrivals.watch(tenant, (why) => void this.wake(tenant, created, why));
       this.rooms.set(key, (room = created));
     }

@@ -1,6 +1,7 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { AppConfig } from '../../../config/app-config.js';
+import { ShutdownSignal } from '../../../shared/shutdown-signal.js';
 import { WebhookDeliveryService } from './webhook-delivery.service.js';
 
 /** Pause after a failed poll (the database is unreachable, say), so the log is not flooded. */
@@ -25,7 +26,14 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
     private readonly delivery: WebhookDeliveryService,
     private readonly adapterHost: HttpAdapterHost,
     @Inject(AppConfig) private readonly config: AppConfig,
-  ) {}
+    shutdown: ShutdownSignal,
+  ) {
+    // Claims nothing more from the moment a shutdown begins; attempts in flight finish.
+    shutdown.onBegin(() => {
+      this.stopping = true;
+      this.wakeUp?.();
+    });
+  }
 
   onApplicationBootstrap(): void {
     // The CLI builds the same modules without an HTTP server; it must not deliver.

@@ -1,0 +1,28 @@
+import { Injectable } from '@nestjs/common';
+
+/**
+ * Said once, when the process is asked to stop (SIGTERM), before anything closes: the HTTP
+ * layer answers new requests 503 and readiness fails, long polls answer at once, and the
+ * webhook worker claims nothing more, while requests and attempts in flight finish.
+ */
+@Injectable()
+export class ShutdownSignal {
+  private begun = false;
+  private readonly listeners: (() => void)[] = [];
+
+  get draining(): boolean {
+    return this.begun;
+  }
+
+  /** Calls `listener` when the shutdown begins (at once if it has). */
+  onBegin(listener: () => void): void {
+    if (this.begun) listener();
+    else this.listeners.push(listener);
+  }
+
+  begin(): void {
+    if (this.begun) return;
+    this.begun = true;
+    for (const listener of this.listeners) listener();
+  }
+}
