@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import type { PgNotifications } from '../../src/shared/persistence/pg-notifications.js';
 import { NotifiedCache } from '../../src/shared/persistence/notified-cache.js';
 
@@ -88,11 +89,18 @@ describe('NotifiedCache', () => {
   it('reads a key again once its entry is older than maxAgeMs, for changes no notification announces; 0 keeps nothing', async () => {
     const channel = new Channel();
     let loads = 0;
-    const aged = new NotifiedCache(channel.asNotifications(), 'changes', async (key) => `${key}@${++loads}`, 50);
-    expect(await aged.get('live')).toBe('live@1');
-    expect(await aged.get('live')).toBe('live@1');
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    expect(await aged.get('live')).toBe('live@2');
+    // The clock is Jest's: a busy machine must not age the entry between two reads.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    try {
+      const aged = new NotifiedCache(channel.asNotifications(), 'changes', async (key) => `${key}@${++loads}`, 50);
+      expect(await aged.get('live')).toBe('live@1');
+      jest.setSystemTime(Date.now() + 49);
+      expect(await aged.get('live')).toBe('live@1');
+      jest.setSystemTime(Date.now() + 1); // 50 ms old: loaded again
+      expect(await aged.get('live')).toBe('live@2');
+    } finally {
+      jest.useRealTimers();
+    }
     const uncached = new NotifiedCache(channel.asNotifications(), 'changes', async (key) => `${key}@${++loads}`, 0);
     expect([await uncached.get('live'), await uncached.get('live')]).toEqual(['live@3', 'live@4']);
   });

@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from '../../src/config/app-config.js';
 
-const base = { SERVER_SECRET: 'config-test-server-secret-0123456789' };
+const base = { SERVER_SECRET: 'config-test-server-secret-0123456789', PUBLIC_BASE_URL: 'https://api.example.com' };
 
 describe('webhook configuration', () => {
   it('has production-grade defaults', () => {
