@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { DataSource } from 'typeorm';
 import { ActivityRecorder } from '../../src/modules/analytics/index.js';
 import { defineStatement, sql } from '../../src/shared/persistence/sql.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/test-app.js';
 
 /**
  * The rollups the engagement report counts from (migration 1763900400000) must give the
@@ -13,14 +13,12 @@ const FIRST_DAY = Date.UTC(2026, 2, 1);
 const DAY_MS = 86_400_000;
 const DAYS = 8;
 
-let t: TestApp;
+const t = useTestApp();
 let db: DataSource;
 
 beforeAll(async () => {
-  t = await startTestApp();
   db = t.app.get(DataSource);
 });
-afterAll(() => t.close());
 beforeEach(() => db.query('TRUNCATE reading_activity, reading_reader_days, reading_chapter_days'));
 
 interface Event {

@@ -1,21 +1,19 @@
 import { DataSource } from 'typeorm';
 import { importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
 import { partnerClient, type PartnerClient } from '../fixtures/partner-client.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/test-app.js';
 
 /**
  * The report over what the reading and playback endpoints themselves record: chapter-text
  * reads and playback-position writes (DECISIONS 14), and endings chosen through the API.
  */
-let t: TestApp;
+const t = useTestApp();
 let reader: PartnerClient;
 
 beforeAll(async () => {
-  t = await startTestApp();
   await importCatalog(t, manifest([manifestNovel('report-novel', { chapters: 3 })]));
   reader = await partnerClient(t);
 });
-afterAll(() => t.close());
 
 const DAY_MS = 86_400_000;
 const isoDay = (instant: number) => new Date(instant).toISOString().slice(0, 10);

@@ -1,17 +1,16 @@
 import { DataSource } from 'typeorm';
 import type { IssuedCredential } from '../../src/modules/identity/index.js';
-import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
+import { bearer, useTestApp } from '../support/test-app.js';
 
 /**
  * GET /v1/analytics/engagement (contract 2 and 4.1, DECISIONS 14) over rows seeded with
  * SQL, as the reading module would have written them. Subscriber ids are distinctive so
  * that a scan of the answer finds any of them.
  */
-let t: TestApp;
+const t = useTestApp();
 let db: DataSource;
 
 beforeAll(async () => {
-  t = await startTestApp();
   db = t.app.get(DataSource);
   for (const environment of ['live', 'sandbox']) {
     await db.query(`INSERT INTO categories (environment, id, name, sort_order) VALUES ($1, 'analytics-fixture', 'Drama', 1)`, [environment]);
@@ -28,7 +27,6 @@ beforeAll(async () => {
     );
   }
 });
-afterAll(() => t.close());
 
 type Environment = 'live' | 'sandbox';
 

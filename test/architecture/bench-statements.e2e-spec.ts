@@ -1,18 +1,14 @@
 import * as baseline from '../../bench/baseline/sql.js';
 import { PlaybackPositionRepository } from '../../src/modules/playback/domain/playback-position.repository.js';
 import { ReadingProgressRepository } from '../../src/modules/reading/domain/reading-progress.repository.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/test-app.js';
 
 /**
  * The bench's bare baseline runs copies of the service's hot statements (it loads no Nest,
  * so it cannot compose them as the service does, ADR 0124). A copy that drifted would make
  * the bench compare unequal work: this fails first.
  */
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const t = useTestApp();
 
 type Composed = { statements: Record<string, { text: string }> };
 const textsOf = (repository: object) => Object.fromEntries(Object.entries((repository as Composed).statements).map(([name, statement]) => [name, statement.text]));

@@ -8,17 +8,15 @@ import { ManifestError } from '../../src/modules/catalog/index.js';
 import { MediaService } from '../../src/modules/media/index.js';
 import { demoDurationSeconds, DEMO_AUDIO_FORMAT } from '../../src/modules/media/demo/demo-narration.js';
 import { importCatalog, manifest } from '../fixtures/catalog-fixture.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/test-app.js';
 import { demoMp3, demoMp3Bytes, narratedNovel, pathOf } from './audio-fixtures.js';
 
-let t: TestApp;
+const t = useTestApp();
 let db: DataSource;
 
 beforeAll(async () => {
-  t = await startTestApp();
   db = t.app.get(DataSource);
 });
-afterAll(() => t.close());
 
 interface ChapterRow {
   number: number;

@@ -1,14 +1,13 @@
 import { demoDurationSeconds, DEMO_AUDIO_FORMAT } from '../../src/modules/media/demo/demo-narration.js';
 import { importCatalog, manifest } from '../fixtures/catalog-fixture.js';
 import { partnerClient, type PartnerClient } from '../fixtures/partner-client.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/test-app.js';
 import { demoMp3, narratedNovel } from './audio-fixtures.js';
 
-let t: TestApp;
+const t = useTestApp();
 let a: PartnerClient;
 
 beforeAll(async () => {
-  t = await startTestApp();
   await importCatalog(
     t,
     manifest([
@@ -18,7 +17,6 @@ beforeAll(async () => {
   );
   a = await partnerClient(t, { scopes: ['audioapp:audio:read'] });
 });
-afterAll(() => t.close());
 
 function expectError(response: Awaited<ReturnType<PartnerClient['call']>>, status: number, error: string) {
   expect({ status: response.statusCode, body: response.json() }).toEqual({ status, body: { error, error_description: expect.any(String) } });

@@ -5,15 +5,14 @@ import { demoDurationSeconds } from '../../src/modules/media/demo/demo-narration
 import { importCatalog, manifest } from '../fixtures/catalog-fixture.js';
 import { partnerClient, type PartnerClient } from '../fixtures/partner-client.js';
 import { CATALOG_TABLES, statementsDuring } from '../fixtures/query-counter.js';
-import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
+import { bearer, useTestApp } from '../support/test-app.js';
 import { daysAgo, demoMp3, demoMp3Bytes, narratedNovel, pathOf, reader } from './audio-fixtures.js';
 
-let t: TestApp;
+const t = useTestApp();
 let db: DataSource;
 let a: PartnerClient;
 
 beforeAll(async () => {
-  t = await startTestApp();
   db = t.app.get(DataSource);
   await importCatalog(
     t,
@@ -37,7 +36,6 @@ beforeAll(async () => {
   await a.entitle('suspended', { product: 'audioapp', status: 'suspended' });
   await a.entitle('stranger', { product: 'audioapp' });
 });
-afterAll(() => t.close());
 afterEach(() => jest.restoreAllMocks());
 
 const stream = (novel: string, chapter: number | string, subscriber = 'listener', client = a) =>

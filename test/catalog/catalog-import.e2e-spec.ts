@@ -8,17 +8,15 @@ import { CatalogImportService, demoManifestPath, ManifestError } from '../../src
 import { CatalogRepository } from '../../src/modules/catalog/domain/catalog.repository.js';
 import { CATEGORIES, DEMO_MP3, importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
 import { statementsDuring } from '../fixtures/query-counter.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { useTestApp, startTestApp } from '../support/test-app.js';
 import { createTestDatabase } from '../support/test-database.js';
 
-let t: TestApp;
+const t = useTestApp();
 let db: DataSource;
 
 beforeAll(async () => {
-  t = await startTestApp();
   db = t.app.get(DataSource);
 });
-afterAll(() => t.close());
 
 /** Every catalog row of an environment, to compare before and after. */
 async function catalogRows(environment = 'live') {

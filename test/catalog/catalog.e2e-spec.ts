@@ -1,13 +1,12 @@
 import { DEMO_MP3, importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
 import { statementsDuring } from '../fixtures/query-counter.js';
-import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
+import { bearer, useTestApp } from '../support/test-app.js';
 
-let t: TestApp;
+const t = useTestApp();
 let live: string;
 let sandbox: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
   live = await t.token(await t.partner({ scopes: ['textapp:catalog:read'] }));
   sandbox = await t.token(await t.partner({ scopes: ['audioapp:audio:read'], environment: 'sandbox' }));
   await importCatalog(
@@ -21,7 +20,6 @@ beforeAll(async () => {
     ]),
   );
 });
-afterAll(() => t.close());
 
 const get = (url: string, token = live) => t.inject({ method: 'GET', url, headers: bearer(token) });
 

@@ -1,19 +1,17 @@
 import { DataSource } from 'typeorm';
 import { importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
 import { partnerClient, type PartnerClient } from '../fixtures/partner-client.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/test-app.js';
 
-let t: TestApp;
+const t = useTestApp();
 let db: DataSource;
 let a: PartnerClient;
 
 beforeAll(async () => {
-  t = await startTestApp();
   db = t.app.get(DataSource);
   await importCatalog(t, manifest([manifestNovel('novel-1', { chapters: 3, endings: ['stay', 'leave'] })]));
   a = await partnerClient(t);
 });
-afterAll(() => t.close());
 
 const choose = (subscriber: string, choiceId: string) => a.call('POST', '/novels/novel-1/choices', { subscriber_id: subscriber, choice_id: choiceId });
 

@@ -1,23 +1,21 @@
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
-import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
+import { bearer, useTestApp } from '../support/test-app.js';
 
 /**
  * DECISIONS 24: entitlement writes ordered by when they happened, through the real API and
  * database. The ordering tests write through a sandbox credential, which accepts any past
  * `effective_at`; the live bound of 72 hours has tests of its own below.
  */
-let t: TestApp;
+const t = useTestApp();
 let token: string;
 let partnerId: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
   const credential = await t.partner({ environment: 'sandbox' });
   partnerId = credential.partner_id;
   token = await t.token(credential);
 });
-afterAll(() => t.close());
 
 const post = (body: Record<string, unknown>) =>
   t.inject({ method: 'POST', url: '/platform/v1/entitlements', headers: bearer(token), payload: body });

@@ -3,9 +3,9 @@ import { DataSource } from 'typeorm';
 import { EntitlementsService, featuresOf, INTERNAL_PLANS, PRODUCTS, type EntitlementGrant, type InternalPlan } from '../../src/modules/entitlements/index.js';
 import { defineStatement } from '../../src/shared/persistence/sql.js';
 import { partnerClient } from '../fixtures/partner-client.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/test-app.js';
 
-let t: TestApp;
+const t = useTestApp();
 let db: DataSource;
 let partnerId: string;
 
@@ -13,13 +13,11 @@ let partnerId: string;
 let featuresOfSubscriber: (partner: string, environment: string, subscriber: string) => Promise<unknown[]>;
 
 beforeAll(async () => {
-  t = await startTestApp();
   const statement = defineStatement(['partner', 'environment', 'subscriber'], (s) => t.app.get(EntitlementsService).featuresQuery(s));
   featuresOfSubscriber = (partner, environment, subscriber) => t.app.get(DataSource).query(statement.text, statement.bind({ partner, environment, subscriber }));
   db = t.app.get(DataSource);
   partnerId = (await partnerClient(t)).partnerId;
 });
-afterAll(() => t.close());
 
 const plan = fc.constantFrom(...(Object.keys(INTERNAL_PLANS) as InternalPlan[]));
 const status = fc.constantFrom('active', 'suspended', 'canceled' as const);

@@ -4,13 +4,9 @@ import { startMetricsServer } from '../../src/observability/metrics-server.js';
 import { freePort } from '../../src/shared/net/free-port.js';
 import { importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
 import { partnerClient } from '../fixtures/partner-client.js';
-import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
+import { bearer, type TestApp, useTestApp, startTestApp } from '../support/test-app.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const t = useTestApp();
 
 describe('errors the framework raises answer the contract error body', () => {
   it('unknown route → 404 not_found', async () => {

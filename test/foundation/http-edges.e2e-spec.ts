@@ -1,13 +1,11 @@
-import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
+import { bearer, type TestApp, useTestApp, startTestApp } from '../support/test-app.js';
 
 /** Edges the fuzzer found (issue 25, items 9 and 10), each through the real HTTP stack. */
-let t: TestApp;
+const t = useTestApp();
 let token: string;
 beforeAll(async () => {
-  t = await startTestApp();
   token = await t.token(await t.partner());
 });
-afterAll(() => t.close());
 
 describe('a method the path does not answer', () => {
   it.each([

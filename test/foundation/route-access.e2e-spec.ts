@@ -2,17 +2,13 @@ import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer } from '@nestjs/core';
 import { ACCESS_RULE, type AccessRule } from '../../src/modules/identity/http/access.decorators.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/test-app.js';
 
 /**
  * Every route's access declaration, listed: a change to who may call what shows up here
  * in review. A route without a declaration fails the first test.
  */
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const t = useTestApp();
 
 function routes(): { route: string; access: string }[] {
   const listed: { route: string; access: string }[] = [];

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
-import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
+import { bearer, useTestApp } from '../support/test-app.js';
 import { publishTestKey, type TestKeySigner } from '../support/tokens.js';
 
 /**
@@ -8,16 +8,14 @@ import { publishTestKey, type TestKeySigner } from '../support/tokens.js';
  * never a 5xx. Every case goes through the real HTTP stack, so both the Passport path (a
  * token not seen before) and the verified-token cache (keyed by signature) are exercised.
  */
-let t: TestApp;
+const t = useTestApp();
 let genuine: string;
 let signWithTestKey: TestKeySigner;
 
 beforeAll(async () => {
-  t = await startTestApp();
   genuine = await t.token(await t.partner());
   signWithTestKey = await publishTestKey(t);
 });
-afterAll(() => t.close());
 
 const b64url = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 const partsOf = (token: string) => token.split('.') as [string, string, string];

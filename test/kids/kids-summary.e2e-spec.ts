@@ -1,21 +1,19 @@
 import { DataSource } from 'typeorm';
 import type { IssuedCredential } from '../../src/modules/identity/index.js';
 import { KidsActivityImporter } from '../../src/modules/kids-engagement/index.js';
-import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
+import { bearer, useTestApp } from '../support/test-app.js';
 import { kidsServiceToken } from '../support/tokens.js';
 
 /**
  * GET /kids/v1/engagement/summary (contract 2 and 4.3, DECISIONS 15): active accounts from
  * the kidsapp entitlement history, stories and minutes from imported kids activity.
  */
-let t: TestApp;
+const t = useTestApp();
 let db: DataSource;
 
 beforeAll(async () => {
-  t = await startTestApp();
   db = t.app.get(DataSource);
 });
-afterAll(() => t.close());
 
 type Change = [account: string, status: 'active' | 'suspended' | 'canceled', at: string];
 

@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { AudioImportError, MediaService } from '../../src/modules/media/index.js';
 import { contentKey, mediaFixtures } from './media-fixtures.js';
-import { startTestApp, TEST_BASE_URL, type TestApp } from '../support/test-app.js';
+import { TEST_BASE_URL, useTestApp } from '../support/test-app.js';
 
-let t: TestApp;
+const t = useTestApp();
 let media: MediaService;
 let fixtures: ReturnType<typeof mediaFixtures>;
 let file: Buffer;
@@ -14,14 +14,12 @@ let file: Buffer;
 let streamUrl: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
   media = t.app.get(MediaService);
   fixtures = mediaFixtures();
   file = fixtures.mp3Bytes;
   const imported = await media.importChapterAudio('sandbox', 'the-lighthouse', 3, fixtures.mp3);
   streamUrl = (await media.issueStreamUrl(imported.key)).url;
 });
-afterAll(() => t.close());
 afterEach(() => jest.restoreAllMocks());
 
 /** The stream_url as a path for inject: the service answers it whatever origin it was given. */

@@ -1,18 +1,16 @@
 import { DataSource } from 'typeorm';
 import { MediaService, type StreamIssued } from '../../src/modules/media/index.js';
 import { UnitOfWork } from '../../src/shared/persistence/unit-of-work.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/test-app.js';
 
-let t: TestApp;
+const t = useTestApp();
 let media: MediaService;
 let db: DataSource;
 
 beforeAll(async () => {
-  t = await startTestApp();
   media = t.app.get(MediaService);
   db = t.app.get(DataSource);
 });
-afterAll(() => t.close());
 
 const rowsOf = (partnerId: string) =>
   db.query(

@@ -1,17 +1,15 @@
-import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
+import { bearer, useTestApp } from '../support/test-app.js';
 
-let t: TestApp;
+const t = useTestApp();
 let live: string;
 let sandbox: string;
 let withoutScope: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
   live = await t.token(await t.partner({ scopes: ['audioapp:voices:read'] }));
   sandbox = await t.token(await t.partner({ scopes: ['audioapp:voices:read'], environment: 'sandbox' }));
   withoutScope = await t.token(await t.partner({ scopes: ['audioapp:audio:read'] }));
 });
-afterAll(() => t.close());
 
 describe('GET /voices', () => {
   it.each([

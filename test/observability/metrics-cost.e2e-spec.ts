@@ -1,16 +1,12 @@
 import { jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startTestApp, useTestApp, type TestApp } from '../support/test-app.js';
 
 /**
  * DECISIONS 21 and 27: /metrics is never on the partner-facing port in production, and a
  * scrape costs no database work that grows with the data; its figures are true.
  */
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const t = useTestApp();
 
 const scrape = async () => (await t.inject({ method: 'GET', url: '/metrics' })).body;
 const gauge = (body: string, series: string) => Number(new RegExp(`^${series.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(body)?.[1]);

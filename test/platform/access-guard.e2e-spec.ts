@@ -2,7 +2,7 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { PartnerCredentialsService, SigningKeyService, type IssuedCredential } from '../../src/modules/identity/index.js';
 import type { Environment } from '../../src/shared/tenancy/tenant.js';
 import { documentedOperations, expectDocumented } from '../support/openapi.js';
-import { bearer, startTestApp, TEST_BASE_URL, type TestApp } from '../support/test-app.js';
+import { bearer, TEST_BASE_URL, useTestApp, startTestApp } from '../support/test-app.js';
 import {
   algNoneToken,
   foreignEs256Token,
@@ -36,16 +36,14 @@ const SERVICES: Service[] = [
 ];
 const PLATFORM = SERVICES[0];
 
-let t: TestApp;
+const t = useTestApp();
 /** Genuine tokens of one partner with every scope, per environment. */
 let genuine: Record<Environment, string>;
 
 beforeAll(async () => {
-  t = await startTestApp();
   const { live, sandbox } = await credentialsOfOnePartner();
   genuine = { live: await t.token(live), sandbox: await t.token(sandbox) };
 });
-afterAll(() => t.close());
 
 async function credentialsOfOnePartner(): Promise<Record<Environment, IssuedCredential>> {
   const live = await t.partner();

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
+import { bearer, useTestApp } from '../support/test-app.js';
 
 /**
  * DECISIONS 25: billing per period, from entitlement histories built through the API
@@ -7,12 +7,8 @@ import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
  * Sandbox credentials: only the sandbox accepts an `effective_at` more than 72 hours back
  * (DECISIONS 24), and a sandbox caller's usage counts the sandbox the same way.
  */
-let t: TestApp;
+const t = useTestApp();
 
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
 
 async function partner() {
   const credential = await t.partner({ environment: 'sandbox' });

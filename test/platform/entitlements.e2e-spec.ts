@@ -1,18 +1,16 @@
 import { DataSource } from 'typeorm';
 import { EntitlementsService } from '../../src/modules/entitlements/index.js';
-import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
+import { bearer, useTestApp } from '../support/test-app.js';
 
-let t: TestApp;
+const t = useTestApp();
 let token: string;
 let partnerId: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
   const credential = await t.partner();
   partnerId = credential.partner_id;
   token = await t.token(credential);
 });
-afterAll(() => t.close());
 
 const post = (body: unknown, auth = token) =>
   t.inject({ method: 'POST', url: '/platform/v1/entitlements', headers: bearer(auth), payload: body as object });

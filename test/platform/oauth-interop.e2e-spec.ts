@@ -1,21 +1,19 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
-import { startTestApp, TEST_BASE_URL, type TestApp } from '../support/test-app.js';
+import { TEST_BASE_URL, useTestApp } from '../support/test-app.js';
 
 /**
  * Interoperability with the libraries a partner would use: openid-client obtains a token
  * with client_secret_basic, and jose verifies it against the published key set.
  */
-let t: TestApp;
+const t = useTestApp();
 let origin: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   origin = await t.app.getUrl();
   origin = origin.replace('[::1]', '127.0.0.1');
 });
-afterAll(() => t.close());
 
 test('openid-client (client_secret_basic) gets a token that jose verifies against /jwks', async () => {
   const credential = await t.partner({ scopes: ['textapp:catalog:read'] });

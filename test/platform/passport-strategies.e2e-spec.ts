@@ -4,20 +4,18 @@ import { decodeToken } from '../../src/modules/identity/domain/access-token.js';
 import { PlatformJwtStrategy } from '../../src/modules/identity/infrastructure/passport/platform-jwt.strategy.js';
 import { ApiError } from '../../src/shared/errors/api-error.js';
 import { DomainError } from '../../src/shared/errors/domain-error.js';
-import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
+import { bearer, useTestApp } from '../support/test-app.js';
 import { algNoneToken, hs256WithPublicKeyToken } from '../support/tokens.js';
 
 /** The Passport strategies on their own, and how the verified-token cache stands in front of them. */
-let t: TestApp;
+const t = useTestApp();
 let strategy: PlatformJwtStrategy;
 let genuine: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
   strategy = t.app.get(PlatformJwtStrategy);
   genuine = await t.token(await t.partner());
 });
-afterAll(() => t.close());
 afterEach(() => jest.restoreAllMocks());
 
 const verifyWithStrategy = (token: string) => strategy.authenticateToken(token, decodeToken(token));

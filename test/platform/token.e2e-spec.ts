@@ -1,19 +1,17 @@
 import { decodeProtectedHeader, decodeJwt } from 'jose';
-import { startTestApp, TEST_BASE_URL, type TestApp } from '../support/test-app.js';
+import { TEST_BASE_URL, useTestApp } from '../support/test-app.js';
 import type { IssuedCredential } from '../../src/modules/identity/index.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 
-let t: TestApp;
+const t = useTestApp();
 let credential: IssuedCredential;
 
 beforeAll(async () => {
-  t = await startTestApp();
   credential = await t.partner({ scopes: ['textapp:catalog:read', 'platform:billing:read'] });
 });
-afterAll(() => t.close());
 
 const tokenRequest = (headers: Record<string, string>, payload: string, url = '/platform/v1/oauth2/token') =>
   t.inject({ method: 'POST', url, headers, payload });

@@ -3,9 +3,9 @@ import { releaseDay, releaseInstantOfDay } from '../../src/modules/drip/index.js
 import { importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
 import { CATALOG_TABLES, statementsDuring } from '../fixtures/query-counter.js';
 import { partnerClient, type PartnerClient } from '../fixtures/partner-client.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/test-app.js';
 
-let t: TestApp;
+const t = useTestApp();
 let db: DataSource;
 let a: PartnerClient;
 
@@ -14,12 +14,10 @@ const today = () => releaseInstantOfDay(releaseDay(new Date()));
 const TEN_DAYS_AGO = () => new Date(Date.now() - 10 * 86_400_000);
 
 beforeAll(async () => {
-  t = await startTestApp();
   db = t.app.get(DataSource);
   await importCatalog(t, manifest([manifestNovel('listen-novel', { chapters: 4 }), manifestNovel('other-novel', { chapters: 2 })]));
   a = await partnerClient(t);
 });
-afterAll(() => t.close());
 
 /** An audioapp subscriber who opened listen-novel at `startedAt`. */
 async function listener(id: string, startedAt: Date, plan = 'audio_standard', client = a) {

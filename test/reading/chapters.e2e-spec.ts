@@ -3,19 +3,17 @@ import { releaseDay, releaseInstantOfDay } from '../../src/modules/drip/index.js
 import { importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
 import { partnerClient, type PartnerClient } from '../fixtures/partner-client.js';
 import { CATALOG_TABLES, statementsDuring } from '../fixtures/query-counter.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/test-app.js';
 
-let t: TestApp;
+const t = useTestApp();
 let db: DataSource;
 let a: PartnerClient;
 
 beforeAll(async () => {
-  t = await startTestApp();
   db = t.app.get(DataSource);
   await importCatalog(t, manifest([manifestNovel('drip-novel', { chapters: 5 })]));
   a = await partnerClient(t);
 });
-afterAll(() => t.close());
 
 /** 06:00 São Paulo of the release day `offset` days from today's. */
 const sixAm = (offset: number) => releaseInstantOfDay(releaseDay(new Date()) + offset);

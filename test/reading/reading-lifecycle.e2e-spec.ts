@@ -4,21 +4,19 @@ import { WebhookEventPublisher } from '../../src/modules/webhooks/index.js';
 import { importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
 import { CATALOG_TABLES, statementsDuring } from '../fixtures/query-counter.js';
 import { partnerClient, type PartnerClient } from '../fixtures/partner-client.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/test-app.js';
 
-let t: TestApp;
+const t = useTestApp();
 let db: DataSource;
 let a: PartnerClient;
 
 const NOVELS = ['novel-1', 'novel-2', 'novel-3', 'novel-4', 'novel-5'];
 
 beforeAll(async () => {
-  t = await startTestApp();
   db = t.app.get(DataSource);
   await importCatalog(t, manifest([...NOVELS.map((id) => manifestNovel(id, { chapters: 3, endings: ['stay', 'leave'] })), manifestNovel('withdrawn')]));
   a = await partnerClient(t);
 });
-afterAll(() => t.close());
 
 let subscriberCount = 0;
 /** A new entitled subscriber of partner `client`, so tests do not share state. */

@@ -1,12 +1,11 @@
 import { importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
 import { partnerClient, type PartnerClient } from '../fixtures/partner-client.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/test-app.js';
 
-let t: TestApp;
+const t = useTestApp();
 let a: PartnerClient;
 
 beforeAll(async () => {
-  t = await startTestApp();
   await importCatalog(t, manifest([manifestNovel('gone', { chapters: 2 })]));
   a = await partnerClient(t);
   // A subscriber who was reading and listening to it before it was removed.
@@ -15,7 +14,6 @@ beforeAll(async () => {
   expect((await a.call('PUT', '/subscribers/reader/playback-position', { novel_id: 'gone', chapter_id: 'gone-ch1', position_seconds: 3 })).statusCode).toBe(200);
   await importCatalog(t, manifest([manifestNovel('gone', { chapters: 2, status: 'removed' })]));
 });
-afterAll(() => t.close());
 
 const ENDPOINTS: [string, 'GET' | 'POST' | 'PUT' | 'DELETE', (id: string) => string, (id: string) => object | undefined][] = [
   ['chapter list', 'GET', (id) => `/novels/${id}/chapters`, () => undefined],

@@ -1,15 +1,13 @@
 import type { Scope } from '../../src/modules/identity/index.js';
 import { importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
 import { partnerClient } from '../fixtures/partner-client.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/test-app.js';
 
-let t: TestApp;
+const t = useTestApp();
 
 beforeAll(async () => {
-  t = await startTestApp();
   await importCatalog(t, manifest([manifestNovel('scoped')]));
 });
-afterAll(() => t.close());
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 const position = { novel_id: 'scoped', chapter_id: 'scoped-ch1', position_seconds: 1 };

@@ -1,6 +1,6 @@
 import { MAX_BODY_DEPTH } from '../../src/shared/http/input-limits.js';
 import { documentedOperations, type DocumentedOperation } from '../support/openapi.js';
-import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
+import { bearer, useTestApp } from '../support/test-app.js';
 
 /**
  * Hostile input on every documented operation: deep nesting (which overflowed the stack
@@ -33,16 +33,14 @@ const MALFORMED: [string, string][] = [
   ['a lone surrogate', '{"subscriber_id":"\\ud800"}'],
 ];
 
-let t: TestApp;
+const t = useTestApp({ WEBHOOK_WORKER: 'false' });
 let token: string;
 let operations: DocumentedOperation[];
 
 beforeAll(async () => {
-  t = await startTestApp({ WEBHOOK_WORKER: 'false' });
   token = await t.token(await t.partner());
   operations = await documentedOperations(t);
 });
-afterAll(() => t.close());
 
 const withJsonBody = () => operations.filter((operation) => operation.bodyTypes.includes('application/json'));
 const name = (operation: DocumentedOperation) => `${operation.method} ${operation.path}`;

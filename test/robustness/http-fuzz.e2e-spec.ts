@@ -1,7 +1,7 @@
 import { Ajv } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import fc from 'fast-check';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/test-app.js';
 
 /**
  * A property-based fuzzer over every operation of the OpenAPI document: random and
@@ -19,13 +19,12 @@ interface Operation {
   responses: Record<string, { content?: Record<string, { schema?: object }> }>;
 }
 
-let t: TestApp;
+const t = useTestApp();
 let operations: Operation[];
 let tokens: { live: string; sandbox: string };
 let validate: (schema: object, body: unknown) => string | null;
 
 beforeAll(async () => {
-  t = await startTestApp();
   const document = (await t.inject({ method: 'GET', url: '/docs/openapi.json' })).json();
   operations = Object.entries(document.paths as Record<string, Record<string, Omit<Operation, 'method' | 'path' | 'hasBody'> & { requestBody?: unknown }>>)
     .flatMap(([path, methods]) =>
@@ -50,7 +49,6 @@ beforeAll(async () => {
     return ajv.validate(resolved, body) ? null : ajv.errorsText();
   };
 }, 60_000);
-afterAll(() => t.close());
 
 const adversarialText = fc.oneof(
   fc.constantFrom('%zz', '%E0%A4%A', '..', '', ' ', '0', '-1', '1', '999999999999999999999', '1e309', 'NaN', 'null', 'true', '[]', '{}', "' OR 1=1 --", '"; DROP TABLE novels; --', '../../etc/passwd', '%00', '\u0000', '\uD800', 'ℌ𝔢𝔩𝔩𝔬', 'the-heir', 'sub-1', 'a'.repeat(5000), '<script>alert(1)</script>', '${jndi:ldap://x}'),

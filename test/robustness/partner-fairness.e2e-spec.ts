@@ -2,18 +2,14 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
 import type { IssuedCredential } from '../../src/modules/identity/index.js';
 import { IdleBucketPurge } from '../../src/modules/rate-limiting/index.js';
-import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
+import { bearer, startTestApp, useTestApp, type TestApp } from '../support/test-app.js';
 
 /**
  * One partner, or anyone who knows a client id (every token carries one), must not be
  * able to degrade another partner's service (DECISIONS 27), and no input may reach the
  * database in a form it refuses.
  */
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const t = useTestApp();
 
 const TOKEN = '/platform/v1/oauth2/token';
 

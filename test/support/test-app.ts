@@ -90,3 +90,17 @@ export function serviceEnvFor(t: TestApp, overrides: Record<string, string> = {}
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/**
+ * The usual set-up of a test file: the real service on a database of its own, started
+ * before the file's tests and closed after them. Read its fields inside tests and hooks
+ * (they are filled in `beforeAll`).
+ */
+export function useTestApp(env: Record<string, string> = {}): TestApp {
+  const handle = {} as TestApp;
+  beforeAll(async () => {
+    Object.assign(handle, await startTestApp(env));
+  });
+  afterAll(() => handle.close?.());
+  return handle;
+}

@@ -3,17 +3,16 @@ import { DataSource } from 'typeorm';
 import { PartnerCredentialsService } from '../../src/modules/identity/index.js';
 import { WebhookEventPublisher } from '../../src/modules/webhooks/index.js';
 import type { Tenant } from '../../src/shared/tenancy/tenant.js';
-import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
+import { bearer, useTestApp } from '../support/test-app.js';
 
 /**
  * DECISIONS 22: an event wakes its partner's waiting polls with one database read, however
  * many are waiting, and a credential holds at most 10 waiting polls at once.
  */
-let t: TestApp;
+const t = useTestApp();
 let feedReads: string[];
 
 beforeAll(async () => {
-  t = await startTestApp();
   const logger = t.app.get(DataSource).logger;
   const logQuery = logger.logQuery.bind(logger);
   feedReads = [];
@@ -22,7 +21,6 @@ beforeAll(async () => {
     return logQuery(sql, ...rest);
   });
 });
-afterAll(() => t.close());
 
 async function credentialsOf(count: number) {
   const first = await t.partner({ scopes: ['platform:webhooks:manage'] });
