@@ -1,5 +1,5 @@
 import { Controller, Get, Header, Inject } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { ApiError } from '../shared/errors/api-error.js';
@@ -47,6 +47,8 @@ export class HealthController {
   @Public()
   @Header('Cache-Control', 'no-store')
   @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
+  @ApiOkResponse({ description: 'The Prometheus text exposition format.', content: { 'text/plain': { schema: { type: 'string' } } } })
+  @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'not_found: metrics are served on METRICS_PORT, or nowhere' })
   @ApiOperation({ summary: 'Prometheus metrics (request counts and latency histograms per route)', description: 'For operators, in the Prometheus text format. Never served on this port in production (METRICS_PORT gives it a port of its own); 404 where it is not served.' })
   async scrape(): Promise<string> {
     // METRICS_PORT moves the figures off this port, or turns them off.

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, Length, Max, Min } from 'class-validator';
 import { IsNovelId } from '../../../shared/http/identifiers.js';
+import { NOVEL_ID_PATTERN } from '../../../shared/identifiers.js';
 import { IntegerQueryParam } from '../../../shared/http/validation.js';
 import type { Category, Novel } from '../domain/catalog.js';
 import { MayBeOmitted } from '../../../shared/http/may-be-omitted.js';
@@ -21,12 +22,12 @@ const MAX_PAGE = 1_000_000;
 const PAGE_RULE = `page must be an integer from 1 to ${MAX_PAGE}`;
 
 export class NovelQueryDto {
-  @ApiPropertyOptional({ description: 'Filter by category; valid values come from GET /categories.', example: 'romance' })
+  @ApiPropertyOptional({ description: 'Filter by category; valid values come from GET /categories.', example: 'romance', pattern: NOVEL_ID_PATTERN.source, minLength: 1, maxLength: 100 })
   @MayBeOmitted()
   @IsNovelId()
   category_id?: string;
 
-  @ApiPropertyOptional({ description: 'Filter by editorial tag.', example: 'drama' })
+  @ApiPropertyOptional({ description: 'Filter by editorial tag.', example: 'drama', minLength: 1, maxLength: 50 })
   @MayBeOmitted()
   @Length(1, 50, { message: 'tag must be 1 to 50 characters' })
   tag?: string;

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { IsDefined, IsString } from 'class-validator';
 import { IsIsoInstant } from '../../../shared/http/date-time.js';
 import { IsNovelId, IsSubscriberId } from '../../../shared/http/identifiers.js';
@@ -22,7 +22,12 @@ export class OpenNovelDto {
   @IsNovelId()
   novel_id: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Sandbox only: a past instant to start the drip from, to test it without waiting days. Refused on /v1.' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'Sandbox only: a past instant to start the drip from, to test it without waiting days. Refused on /v1.',
+    // The /v1 document leaves the field out (shared/http/openapi/request-bodies.ts).
+    'x-sandbox-only': true,
+  } as ApiPropertyOptions)
   @MayBeOmitted()
   @IsIsoInstant('started_at')
   started_at?: string;

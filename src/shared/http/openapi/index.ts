@@ -1,7 +1,7 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { nameOperations } from './operation-ids.js';
 import { constrainParameters } from './parameters.js';
-import { documentRequestBodies } from './request-bodies.js';
+import { documentLiveBodies, documentRequestBodies } from './request-bodies.js';
 import { declareResponses } from './responses.js';
 import { applySecurity, type DocumentedIssuer } from './security.js';
 import { orderTagsAndPaths } from './tags.js';
@@ -22,6 +22,7 @@ export function refineDocument(document: OpenAPIObject, issuers: readonly Docume
   declareResponses(document, (path) => issuers.some((issuer) => issuer.tokenPath === path));
   constrainParameters(document);
   documentRequestBodies(document);
+  documentLiveBodies(document);
   orderTagsAndPaths(document);
   return document;
 }

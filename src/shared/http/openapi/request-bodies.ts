@@ -51,6 +51,31 @@ export function documentRequestBodies(document: OpenAPIObject): void {
   }
 }
 
+/**
+ * A body whose schema has sandbox-only properties (`x-sandbox-only`) gets, on the live
+ * mount (/v1), a schema of its own without them: the live service refuses them, so the
+ * live document must not offer them.
+ */
+export function documentLiveBodies(document: OpenAPIObject): void {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, Schema>;
+  for (const { path, operation } of operationsOf(document)) {
+    if (!path.startsWith('/v1/')) continue;
+    const json = (operation.requestBody as { content?: Record<string, { schema?: { $ref?: string } }> } | undefined)?.content?.['application/json'];
+    const name = json?.schema?.$ref?.match(/^#\/components\/schemas\/(.+)$/)?.[1];
+    const schema = name ? schemas[name] : undefined;
+    const properties = (schema?.properties ?? {}) as Record<string, Schema>;
+    const sandboxOnly = Object.keys(properties).filter((key) => properties[key]['x-sandbox-only']);
+    if (!name || !schema || sandboxOnly.length === 0) continue;
+    const live = `${name.replace(/Dto$/, '')}LiveDto`;
+    schemas[live] ??= {
+      ...schema,
+      properties: Object.fromEntries(Object.entries(properties).filter(([key]) => !sandboxOnly.includes(key))),
+      description: `${name} on the live mount, without its sandbox-only fields (${sandboxOnly.join(', ')}).`,
+    };
+    json!.schema = { $ref: `#/components/schemas/${live}` };
+  }
+}
+
 /** The component schemas that request bodies reference, by name. */
 function requestBodySchemaNames(document: OpenAPIObject): Set<string> {
   const names = new Set<string>();
