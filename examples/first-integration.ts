@@ -1,0 +1,39 @@
+// A first integration on the SDK, against a sandbox credential:
+// BASE_URL=http://localhost:3000 CLIENT_ID=sbx_… CLIENT_SECRET=… npm run example:first-integration
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { text } from 'node:stream/consumers';
+import { PartnerClient, fileCheckpoint, verifyWebhook, type PartnerEvent } from '../sdk/src/index.js'; // in your project: '@partner-reading/sdk'
+
+const sdk = new PartnerClient({ environment: 'sandbox', baseUrl: process.env.BASE_URL!, clientId: process.env.CLIENT_ID!, clientSecret: process.env.CLIENT_SECRET! });
+const reader = `reader-${Date.now()}`;
+
+// Webhooks: verify each delivery with the endpoint's secret, answer 400 to anything that does not verify.
+let secret = '';
+let received: (event: PartnerEvent) => void;
+const finished = new Promise<PartnerEvent>((resolve) => (received = resolve));
+const receiver = createServer(async (request, response) => {
+  const event = await text(request).then((body) => verifyWebhook(secret, body, request.headers)).catch(() => undefined);
+  response.writeHead(event ? 204 : 400).end();
+  if (event) received(event);
+});
+await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`;
+const endpoint = await sdk.createWebhookEndpoint({ body: { url, events: ['novel.finished'] } }); // token fetched and cached for you
+secret = endpoint.secret;
+await sdk.upsertEntitlement({ body: { subscriber_id: reader, product: 'audioapp', status: 'active', plan: 'audio_standard' } });
+const [novel] = (await sdk.listNovels({ query: { has_audio: 'true', page_size: 5 } })).data;
+const started_at = new Date(Date.now() - 30 * 86_400_000).toISOString(); // sandbox only: every chapter released by now
+await sdk.openNovel({ path: { id: reader }, body: { novel_id: novel.id, started_at } });
+const { novels } = await sdk.getReadingProgress({ path: { id: reader } });
+const stream = await sdk.getStreamUrl({ path: { id: novel.id, chapterNumber: 1 }, query: { subscriber_id: reader } });
+console.log('reading', novels[0].novel_id, `${novels[0].unlocked_chapters}/${novels[0].total_chapters} unlocked`, 'stream', stream.stream_url.split('?')[0]);
+const { choices } = await sdk.getEndingsState({ path: { id: novel.id }, query: { subscriber_id: reader } });
+await sdk.chooseEnding({ path: { id: novel.id }, body: { subscriber_id: reader, choice_id: choices[0].choice_id } });
+const event = await finished;
+if (event.event === 'novel.finished') console.log('webhook', event.event, event.data.novel_id, 'seq', event.seq);
+
+// The feed after the last seq processed (kept in feed.seq): each event once, across restarts.
+for await (const item of sdk.events({ checkpoint: fileCheckpoint('feed.seq'), follow: false })) console.log('feed', item.seq, item.event, item.event_id);
+await sdk.deleteWebhookEndpoint({ path: { id: endpoint.id } });
+receiver.close();

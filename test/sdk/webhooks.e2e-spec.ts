@@ -1,0 +1,87 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { text } from 'node:stream/consumers';
+import { ApiError, verifyWebhook, WebhookVerificationError, type PartnerClient, type PartnerEvent } from '../../sdk/src/index.js';
+import { createCredential, finishANovel, sandboxClient, serviceEnv, startService, waitFor, type Service } from './sdk-test-kit.js';
+
+/** verifyWebhook on real deliveries of the service: typed events with their seq, and refusals of anything altered. */
+let service: Service;
+let client: PartnerClient<'sandbox'>;
+let server: Server;
+const deliveries: { headers: IncomingHttpHeaders; body: string }[] = [];
+
+beforeAll(async () => {
+  service = await startService(await serviceEnv());
+  client = sandboxClient(service.origin, await createCredential(service.env));
+  server = createServer(async (request, response) => {
+    deliveries.push({ headers: request.headers, body: await text(request) });
+    response.writeHead(204).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+}, 90_000);
+
+afterAll(async () => {
+  server?.close();
+  await service?.stop();
+});
+
+test('verifies real deliveries of novel.finished into typed events whose seq is the feed position', async () => {
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  const endpoint = await client.createWebhookEndpoint({ body: { url, events: ['novel.finished'] } });
+  for (const subscriber of ['hook-1', 'hook-2', 'hook-3']) await finishANovel(client, subscriber);
+  await waitFor(() => deliveries.length >= 3, 'three deliveries');
+
+  const events: PartnerEvent[] = deliveries.map((delivery) => verifyWebhook(endpoint.secret, delivery.body, delivery.headers));
+  const subscribers = events.map((event) => (event.event === 'novel.finished' ? event.data.subscriber_id : undefined));
+  expect(new Set(subscribers)).toEqual(new Set(['hook-1', 'hook-2', 'hook-3']));
+  for (const [index, event] of events.entries()) {
+    expect(event.event_id).toBe(deliveries[index].headers['webhook-id']);
+    expect(event.seq).toBe(Number(deliveries[index].headers['webhook-sequence']));
+  }
+
+  // The same events, with the same seq, from the feed.
+  const feed: PartnerEvent[] = [];
+  for await (const item of client.events({ follow: false })) feed.push(item);
+  expect(feed.map((item) => item.seq)).toEqual([1, 2, 3]);
+  expect(events.map(({ seq, event_id }) => ({ seq, event_id })).sort((a, b) => a.seq - b.seq)).toEqual(feed.map(({ seq, event_id }) => ({ seq, event_id })));
+  expect(feed.map((item) => item.event)).toEqual(['novel.finished', 'novel.finished', 'novel.finished']);
+
+  // A fetch Headers object (a Fetch API server, say) and a Buffer body verify as well.
+  const [first] = deliveries;
+  const headers = new Headers(Object.entries(first.headers).map(([name, value]) => [name, String(value)] as [string, string]));
+  expect(verifyWebhook(endpoint.secret, Buffer.from(first.body), headers)).toEqual(events[0]);
+  await client.deleteWebhookEndpoint({ path: { id: endpoint.id } });
+});
+
+test('refuses an altered body, another secret, a missing header or an old timestamp', async () => {
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/refusals`;
+  const endpoint = await client.createWebhookEndpoint({ body: { url, events: ['novel.finished'] } });
+  const other = await client.createWebhookEndpoint({ body: { url: `${url}-other`, events: ['chapter.unlocked'] } });
+  const before = deliveries.length;
+  await finishANovel(client, 'hook-refusals');
+  await waitFor(() => deliveries.length > before, 'the delivery');
+  const { headers, body } = deliveries[deliveries.length - 1];
+
+  expect(verifyWebhook(endpoint.secret, body, headers).event).toBe('novel.finished');
+  const refusal = (run: () => unknown) => {
+    try {
+      run();
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  };
+  expect(refusal(() => verifyWebhook(endpoint.secret, body.replace('hook-refusals', 'hook-forged'), headers))).toBeInstanceOf(WebhookVerificationError);
+  expect(refusal(() => verifyWebhook(other.secret, body, headers))).toBeInstanceOf(WebhookVerificationError);
+  expect(refusal(() => verifyWebhook(endpoint.secret, body, { ...headers, 'webhook-signature': undefined }))).toBeInstanceOf(WebhookVerificationError);
+  expect(refusal(() => verifyWebhook(endpoint.secret, body, { ...headers, 'webhook-sequence': undefined }))).toBeInstanceOf(WebhookVerificationError);
+  const stale = String(Number(headers['webhook-timestamp']) - 600);
+  expect(refusal(() => verifyWebhook(endpoint.secret, body, { ...headers, 'webhook-timestamp': stale }))).toBeInstanceOf(WebhookVerificationError);
+
+  await client.deleteWebhookEndpoint({ path: { id: endpoint.id } });
+  await client.deleteWebhookEndpoint({ path: { id: other.id } });
+  // A deleted endpoint is gone: the contract's error, with the answer's request id.
+  const gone = await client.deleteWebhookEndpoint({ path: { id: endpoint.id } }).catch((error: unknown) => error);
+  expect(gone).toBeInstanceOf(ApiError);
+  expect(gone).toMatchObject({ status: 404, error: 'not_found', requestId: expect.any(String), errorDescription: expect.any(String) });
+});
