@@ -18,11 +18,14 @@ export interface KeySchedulePolicy {
   keyRefreshSeconds: number;
 }
 
-/** The key that signs at `now`: the latest one already active. */
+/**
+ * The key that signs at `now`: the latest one already active. Before any is active (a
+ * replica whose clock runs behind the one that created the issuer's first key), the
+ * earliest: every verifier publishes it, and there is no older key to wait for.
+ */
 export function signingKeyAt<K extends ScheduledKey>(keys: readonly K[], now: Date): K | undefined {
-  return byActivation(keys)
-    .filter((k) => k.signsFrom.getTime() <= now.getTime())
-    .at(-1);
+  const ordered = byActivation(keys);
+  return ordered.filter((k) => k.signsFrom.getTime() <= now.getTime()).at(-1) ?? ordered[0];
 }
 
 /** The keys a verifier must be able to find at `now`: next, current and recent previous ones. */
