@@ -14,6 +14,7 @@ import { MediaModule } from './modules/media/index.js';
 import { PlaybackModule } from './modules/playback/index.js';
 import { ReadingModule } from './modules/reading/index.js';
 import { ServerSecretModule } from './modules/server-secret/index.js';
+import { TestClocksModule } from './modules/test-clocks/index.js';
 import { WebhooksModule } from './modules/webhooks/index.js';
 import type { HttpMetrics } from './observability/metrics.js';
 import { ObservabilityModule } from './observability/observability.module.js';
@@ -49,6 +50,7 @@ export class AppModule {
         WebhooksModule,
         MediaModule,
         AudioModule,
+        TestClocksModule,
       ],
     };
   }

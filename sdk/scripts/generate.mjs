@@ -66,7 +66,7 @@ function operationsSource(document) {
     const twin = `sandbox${id[0].toUpperCase()}${id.slice(1)}`;
     const sandboxTwin = ids.has(twin) ? twin : undefined;
     if (sandboxTwin) twins.push(`  ${id}: '${sandboxTwin}';`);
-    const isSandbox = /^sandbox[A-Z]/.test(id) && path.startsWith('/sandbox/');
+    const isSandbox = (/^sandbox[A-Z]/.test(id) && path.startsWith('/sandbox/')) || operation['x-sandbox-only'] === true;
     const query = parameters.filter((parameter) => parameter.in === 'query');
     const isPaged = query.some((parameter) => parameter.name === 'page') && query.some((parameter) => parameter.name === 'page_size');
     if (isPaged) paged.push(id);

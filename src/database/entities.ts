@@ -8,6 +8,7 @@ import { PLAYBACK_ENTITIES } from '../modules/playback/infrastructure/playback.e
 import { RATE_LIMIT_ENTITIES } from '../modules/rate-limiting/infrastructure/rate-limit.entities.js';
 import { READING_ENTITIES } from '../modules/reading/infrastructure/reading.entities.js';
 import { SERVER_SECRET_ENTITIES } from '../modules/server-secret/infrastructure/server-secret.entities.js';
+import { TEST_CLOCK_ENTITIES } from '../modules/test-clocks/infrastructure/test-clocks.entities.js';
 import { WEBHOOK_ENTITIES } from '../modules/webhooks/infrastructure/webhook.entities.js';
 
 /**
@@ -27,4 +28,5 @@ export const ENTITIES = [
   ...KIDS_ENGAGEMENT_ENTITIES,
   ...RATE_LIMIT_ENTITIES,
   ...SERVER_SECRET_ENTITIES,
+  ...TEST_CLOCK_ENTITIES,
 ];

@@ -5,10 +5,11 @@ import { Db } from './persistence/db.js';
 import { PgNotifications } from './persistence/pg-notifications.js';
 import { ReportingDb } from './persistence/reporting-db.js';
 import { ShutdownSignal } from './shutdown-signal.js';
+import { SubscriberDataRegistry } from './tenancy/subscriber-data.js';
 import { TypeOrmUnitOfWork } from './persistence/typeorm-unit-of-work.js';
 import { UnitOfWork } from './persistence/unit-of-work.js';
 
-/** What every module may inject: configuration, derived secrets, the unit of work, database notifications and the reports' reads. */
+/** What every module may inject: configuration, derived secrets, the unit of work, database notifications, the reports' reads and the registry of subscribers' data. */
 @Global()
 @Module({})
 export class CoreModule {
@@ -22,10 +23,11 @@ export class CoreModule {
         PgNotifications,
         ReportingDb,
         ShutdownSignal,
+        SubscriberDataRegistry,
         TypeOrmUnitOfWork,
         { provide: UnitOfWork, useExisting: TypeOrmUnitOfWork },
       ],
-      exports: [AppConfig, ServerSecrets, Db, PgNotifications, ReportingDb, ShutdownSignal, TypeOrmUnitOfWork, UnitOfWork],
+      exports: [AppConfig, ServerSecrets, Db, PgNotifications, ReportingDb, ShutdownSignal, SubscriberDataRegistry, TypeOrmUnitOfWork, UnitOfWork],
     };
   }
 }

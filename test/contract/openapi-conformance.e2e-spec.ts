@@ -52,7 +52,7 @@ let document: OpenApiDocument;
 let log: FailureLog;
 let credential: IssuedCredential;
 let tokens: { live: string; sandbox: string; kids: string };
-let fixtures: { endpointId: string; eventId: string };
+let fixtures: { endpointId: string; eventId: string; clockId: string };
 const generatorBugs: string[] = [];
 let skippedNegatives = 0;
 let elapsedSeconds = 0;
@@ -124,7 +124,9 @@ async function seed(): Promise<void> {
   });
   if (created.statusCode !== 201) throw new Error(`seeding a webhook endpoint failed: ${created.statusCode} ${created.body}`);
   const event = await publishFinished(t, { partnerId: credential.partner_id, environment: 'live' }, SUBSCRIBER);
-  fixtures = { endpointId: created.json().id, eventId: event.event_id };
+  const clock = await t.inject({ method: 'POST', url: '/platform/v1/test-clocks', headers: { authorization: `Bearer ${tokens.sandbox}` }, payload: { frozen_time: NOW.toISOString() } });
+  if (clock.statusCode !== 201) throw new Error(`seeding a test clock failed: ${clock.statusCode} ${clock.body}`);
+  fixtures = { endpointId: created.json().id, eventId: event.event_id, clockId: clock.json().id };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -138,7 +140,9 @@ function realValues(operation: Operation, where: 'path' | 'query' | 'body', name
     if (path.includes('/novels/{id}')) return NOVELS;
     if (/\/subscribers?\/\{id\}/.test(path)) return [SUBSCRIBER];
     if (path.includes('/webhook-endpoints/{id}')) return [fixtures.endpointId];
+    if (path.includes('/test-clocks/{id}')) return [fixtures.clockId];
   }
+  if (name === 'frozen_time') return [new Date(NOW.getTime() + 3600_000).toISOString()];
   if (name === 'event_id') return [fixtures.eventId];
   if (name === 'novel_id') return NOVELS;
   if (name === 'subscriber_id') return path.endsWith('/entitlements') ? [ENTITLEMENT_SUBSCRIBER] : [SUBSCRIBER];
@@ -191,7 +195,8 @@ function credentialsFor(operation: Operation): fc.Arbitrary<{ authorization?: st
   }
   const options: { authorization: string; authLabel: string }[] = [];
   if (schemes.includes('platform')) {
-    options.push(operation.path.startsWith('/sandbox/') ? { authorization: `Bearer ${tokens.sandbox}`, authLabel: 'sandbox platform token' } : { authorization: `Bearer ${tokens.live}`, authLabel: 'live platform token' });
+    const sandbox = operation.path.startsWith('/sandbox/') || operation.sandboxOnly;
+    options.push(sandbox ? { authorization: `Bearer ${tokens.sandbox}`, authLabel: 'sandbox platform token' } : { authorization: `Bearer ${tokens.live}`, authLabel: 'live platform token' });
   }
   if (schemes.includes('kids')) options.push({ authorization: `Bearer ${tokens.kids}`, authLabel: 'kids issuer token' });
   if (options.length === 0) throw new Error(`${operation.id}: no credential for the security schemes ${schemes.join(', ')}`);

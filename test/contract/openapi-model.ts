@@ -34,6 +34,8 @@ export interface Operation {
   responses: Record<string, ResponseSpec>;
   /** Security requirement alternatives in force (the operation's, else the document's). */
   security: Record<string, string[]>[];
+  /** `x-sandbox-only`: answered to sandbox credentials only. */
+  sandboxOnly: boolean;
 }
 
 /** Whether the operation demands credentials: a requirement is declared and none is the empty one. */
@@ -114,6 +116,7 @@ export class OpenApiDocument {
           body,
           responses,
           security: operation.security ?? this.raw.security ?? [],
+          sandboxOnly: operation['x-sandbox-only'] === true,
         });
       }
     }

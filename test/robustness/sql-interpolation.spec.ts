@@ -58,7 +58,11 @@ const REVIEWED: Record<string, string[]> = {
   ],
   'src/database/migrations/1763900800000-monthly-partitions.ts': ['PARTITIONS_LOCK_CLASS', 'PARTITIONS_LOCK_CLASS', 'MONTHS_AHEAD', 'MONTHS_AHEAD'],
   // A constant column list.
-  'src/modules/reading/infrastructure/pg-unlock-schedule.repository.ts': ['SELECT_ROW', 'SELECT_ROW'],
+  'src/modules/reading/infrastructure/pg-unlock-schedule.repository.ts': ['SELECT_ROW', 'SELECT_ROW', 'SELECT_ROW'],
+  // A constant filter of the clocks' query.
+  'src/modules/test-clocks/infrastructure/pg-test-clock.repository.ts': ['where'],
+  // Table names a module lists as constants, and a constant key condition.
+  'src/shared/persistence/subscriber-rows.ts': ['table', 'SUBSCRIBER_KEY', 'exists', 'table', 'SUBSCRIBER_KEY'],
   // A constant column list.
   'src/modules/reading/infrastructure/typeorm-reading-progress.repository.ts': ['PROGRESS_SELECT'],
   // A fixed SQL fragment naming a table alias.

@@ -18,8 +18,12 @@ export interface OperationSpec {
 }
 
 export const OPERATIONS = {
+  advanceTestClock: { method: 'POST', path: '/platform/v1/test-clocks/{id}/advance', auth: 'platform', body: 'json', sandboxOnly: true },
+  attachTestClockSubscriber: { method: 'PUT', path: '/platform/v1/test-clocks/{id}/subscribers/{subscriber_id}', auth: 'platform', sandboxOnly: true },
   chooseEnding: { method: 'POST', path: '/v1/novels/{id}/choices', auth: 'platform', body: 'json', sandboxTwin: 'sandboxChooseEnding' },
+  createTestClock: { method: 'POST', path: '/platform/v1/test-clocks', auth: 'platform', body: 'json', sandboxOnly: true },
   createWebhookEndpoint: { method: 'POST', path: '/platform/v1/webhook-endpoints', auth: 'platform', body: 'json' },
+  deleteTestClock: { method: 'DELETE', path: '/platform/v1/test-clocks/{id}', auth: 'platform', sandboxOnly: true },
   deleteWebhookEndpoint: { method: 'DELETE', path: '/platform/v1/webhook-endpoints/{id}', auth: 'platform' },
   getBillingUsage: { method: 'GET', path: '/platform/v1/billing-usage', auth: 'platform' },
   getChapterAudio: { method: 'GET', path: '/v1/novels/{id}/chapters/{chapterNumber}/audio', auth: 'platform', sandboxTwin: 'sandboxGetChapterAudio' },
@@ -41,11 +45,13 @@ export const OPERATIONS = {
   getReadingProgressAlias: { method: 'GET', path: '/v1/subscribers/{id}/reading-progress', auth: 'platform', sandboxTwin: 'sandboxGetReadingProgressAlias' },
   getStreamUrl: { method: 'GET', path: '/v1/novels/{id}/chapters/{chapterNumber}/stream', auth: 'platform', sandboxTwin: 'sandboxGetStreamUrl' },
   getSubscriberStatus: { method: 'GET', path: '/platform/v1/subscriber/{id}/status', auth: 'platform' },
+  getTestClock: { method: 'GET', path: '/platform/v1/test-clocks/{id}', auth: 'platform', sandboxOnly: true },
   issueKidsToken: { method: 'POST', path: '/kids/v1/oauth2/token', auth: 'basic', body: 'form' },
   issuePlatformToken: { method: 'POST', path: '/platform/v1/oauth2/token', auth: 'basic', body: 'form' },
   listCategories: { method: 'GET', path: '/v1/categories', auth: 'platform', sandboxTwin: 'sandboxListCategories' },
   listChapters: { method: 'GET', path: '/v1/novels/{id}/chapters', auth: 'platform', sandboxTwin: 'sandboxListChapters' },
   listNovels: { method: 'GET', path: '/v1/novels', auth: 'platform', sandboxTwin: 'sandboxListNovels', paged: true },
+  listTestClocks: { method: 'GET', path: '/platform/v1/test-clocks', auth: 'platform', sandboxOnly: true },
   listVoices: { method: 'GET', path: '/v1/voices', auth: 'platform', sandboxTwin: 'sandboxListVoices' },
   listWebhookDeliveries: { method: 'GET', path: '/platform/v1/webhook-endpoints/{id}/deliveries', auth: 'platform' },
   listWebhookEndpoints: { method: 'GET', path: '/platform/v1/webhook-endpoints', auth: 'platform' },
@@ -117,6 +123,40 @@ export abstract class GeneratedOperations<E extends Environment = Environment> {
   abstract call<K extends OperationId>(operationId: K, input?: EnvInput<E, K>, options?: CallOptions): Promise<EnvOutput<E, K>>;
 
   /**
+   * Advance a test clock.
+   *
+   * Answers once every chapter.unlocked whose instant the advance crossed is written (feed and webhooks,
+   * in instant order, occurred_at the instant), as the live job would have emitted them. Advancing to
+   * the current time again changes nothing.
+   *
+   * `POST /platform/v1/test-clocks/{id}/advance` (sandbox credentials only).
+   *
+   * Scope: `platform:entitlements:write`.
+   *
+   * Extension: beyond the partner contract (`x-extension`).
+   */
+  advanceTestClock(input: EnvInput<E, 'advanceTestClock'>, options?: CallOptions): Promise<EnvOutput<E, 'advanceTestClock'>> {
+    return this.call('advanceTestClock', input, options);
+  }
+
+  /**
+   * Attach a sandbox subscriber to a test clock.
+   *
+   * From then on "now" for the subscriber is the clock's time everywhere in the sandbox. Only a
+   * subscriber without any sandbox data (no entitlement yet) can be attached; attaching it again to the
+   * same clock changes nothing. At most 100 subscribers per clock.
+   *
+   * `PUT /platform/v1/test-clocks/{id}/subscribers/{subscriber_id}` (sandbox credentials only).
+   *
+   * Scope: `platform:entitlements:write`.
+   *
+   * Extension: beyond the partner contract (`x-extension`).
+   */
+  attachTestClockSubscriber(input: EnvInput<E, 'attachTestClockSubscriber'>, options?: CallOptions): Promise<EnvOutput<E, 'attachTestClockSubscriber'>> {
+    return this.call('attachTestClockSubscriber', input, options);
+  }
+
+  /**
    * Choose the ending and finish the novel.
    *
    * Needs an active reading entitlement. Sets chosen_choice_id and finished_at and emits novel.finished
@@ -133,6 +173,22 @@ export abstract class GeneratedOperations<E extends Environment = Environment> {
   }
 
   /**
+   * Create a test clock.
+   *
+   * Sandbox credentials only. At most 10 clocks per partner. Attach subscribers to it, then advance it
+   * to watch the drip move.
+   *
+   * `POST /platform/v1/test-clocks` (sandbox credentials only).
+   *
+   * Scope: `platform:entitlements:write`.
+   *
+   * Extension: beyond the partner contract (`x-extension`).
+   */
+  createTestClock(input: EnvInput<E, 'createTestClock'>, options?: CallOptions): Promise<EnvOutput<E, 'createTestClock'>> {
+    return this.call('createTestClock', input, options);
+  }
+
+  /**
    * Register an endpoint that receives events.
    *
    * The answer carries the signing secret, shown this once. Deliveries follow the Standard Webhooks
@@ -146,6 +202,23 @@ export abstract class GeneratedOperations<E extends Environment = Environment> {
    */
   createWebhookEndpoint(input: EnvInput<E, 'createWebhookEndpoint'>, options?: CallOptions): Promise<EnvOutput<E, 'createWebhookEndpoint'>> {
     return this.call('createWebhookEndpoint', input, options);
+  }
+
+  /**
+   * Delete a test clock and its subscribers’ sandbox data.
+   *
+   * In one transaction: the clock, and every entitlement, opened novel, playback position, reading
+   * activity and stream URL record of its subscribers. Events already in the feed stay. The subscriber
+   * ids can then be used again.
+   *
+   * `DELETE /platform/v1/test-clocks/{id}` (sandbox credentials only).
+   *
+   * Scope: `platform:entitlements:write`.
+   *
+   * Extension: beyond the partner contract (`x-extension`).
+   */
+  deleteTestClock(input: EnvInput<E, 'deleteTestClock'>, options?: CallOptions): Promise<EnvOutput<E, 'deleteTestClock'>> {
+    return this.call('deleteTestClock', input, options);
   }
 
   /**
@@ -452,6 +525,21 @@ export abstract class GeneratedOperations<E extends Environment = Environment> {
   }
 
   /**
+   * A test clock.
+   *
+   * Its time and its attached subscribers.
+   *
+   * `GET /platform/v1/test-clocks/{id}` (sandbox credentials only).
+   *
+   * Scope: `platform:entitlements:write`.
+   *
+   * Extension: beyond the partner contract (`x-extension`).
+   */
+  getTestClock(input: EnvInput<E, 'getTestClock'>, options?: CallOptions): Promise<EnvOutput<E, 'getTestClock'>> {
+    return this.call('getTestClock', input, options);
+  }
+
+  /**
    * Issue a children's service token (client credentials with scope kidsapp:engagement:read).
    *
    * Signed with the children's service's own key pair; other services refuse these tokens.
@@ -512,6 +600,21 @@ export abstract class GeneratedOperations<E extends Environment = Environment> {
    */
   listNovels(input?: EnvInput<E, 'listNovels'>, options?: CallOptions): Promise<EnvOutput<E, 'listNovels'>> {
     return this.call('listNovels', input, options);
+  }
+
+  /**
+   * List the partner's test clocks.
+   *
+   * Oldest first, each with its attached subscribers.
+   *
+   * `GET /platform/v1/test-clocks` (sandbox credentials only).
+   *
+   * Scope: `platform:entitlements:write`.
+   *
+   * Extension: beyond the partner contract (`x-extension`).
+   */
+  listTestClocks(input?: EnvInput<E, 'listTestClocks'>, options?: CallOptions): Promise<EnvOutput<E, 'listTestClocks'>> {
+    return this.call('listTestClocks', input, options);
   }
 
   /**

@@ -13,6 +13,7 @@ import { MonthlyPartitions1763900800000 } from './1763900800000-monthly-partitio
 import { ActivityWriteCost1763900900000 } from './1763900900000-activity-write-cost.js';
 import { WebhookBacklogCost1764100000000 } from './1764100000000-webhook-backlog-cost.js';
 import { ServerSecretFingerprint1764100100000 } from './1764100100000-server-secret-fingerprint.js';
+import { TestClocks1764100200000 } from './1764100200000-test-clocks.js';
 
 /** Every migration, in order of its timestamp. `npm run migration:generate` writes this file. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   ActivityWriteCost1763900900000,
   WebhookBacklogCost1764100000000,
   ServerSecretFingerprint1764100100000,
+  TestClocks1764100200000,
 ];

@@ -6,10 +6,12 @@ import { EngagementRepository } from './domain/engagement.repository.js';
 import { AnalyticsController } from './http/analytics.controller.js';
 import { PgActivityRepository } from './infrastructure/pg-activity.repository.js';
 import { PgEngagementRepository } from './infrastructure/pg-engagement.repository.js';
+import { ANALYTICS_SUBSCRIBER_ROWS } from './infrastructure/analytics.entities.js';
 
 @Module({
   controllers: [AnalyticsController],
   providers: [
+    ANALYTICS_SUBSCRIBER_ROWS,
     { provide: ActivityRepository, useClass: PgActivityRepository },
     { provide: EngagementRepository, useClass: PgEngagementRepository },
     ActivityRecorder,

@@ -3,10 +3,15 @@ import { EntitlementsService } from './application/entitlements.service.js';
 import { EntitlementRepository } from './domain/entitlement.repository.js';
 import { EntitlementsController } from './http/entitlements.controller.js';
 import { TypeOrmEntitlementRepository } from './infrastructure/typeorm-entitlement.repository.js';
+import { ENTITLEMENT_SUBSCRIBER_ROWS } from './infrastructure/entitlement.entities.js';
 
 @Module({
   controllers: [EntitlementsController],
-  providers: [{ provide: EntitlementRepository, useClass: TypeOrmEntitlementRepository }, EntitlementsService],
+  providers: [
+    ENTITLEMENT_SUBSCRIBER_ROWS,
+    { provide: EntitlementRepository, useClass: TypeOrmEntitlementRepository },
+    EntitlementsService,
+  ],
   exports: [EntitlementsService],
 })
 export class EntitlementsModule {}

@@ -10,11 +10,13 @@ import { VoicesController } from './http/voices.controller.js';
 import { LocalMediaStorage } from './infrastructure/local-media.storage.js';
 import { MusicMetadataAudioProbe } from './infrastructure/music-metadata-audio.probe.js';
 import { PgStreamAuditRepository } from './infrastructure/pg-stream-audit.repository.js';
+import { MEDIA_SUBSCRIBER_ROWS } from './infrastructure/media.entities.js';
 
 /** Narration storage and delivery, the stream URL audit log, and the voice catalog. */
 @Module({
   controllers: [LocalMediaController, VoicesController],
   providers: [
+    MEDIA_SUBSCRIBER_ROWS,
     LocalMediaStorage,
     {
       provide: MediaStorage,

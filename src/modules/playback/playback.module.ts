@@ -6,12 +6,17 @@ import { PlaybackService } from './application/playback.service.js';
 import { PlaybackPositionRepository } from './domain/playback-position.repository.js';
 import { PlaybackController } from './http/playback.controller.js';
 import { TypeOrmPlaybackPositionRepository } from './infrastructure/typeorm-playback-position.repository.js';
+import { PLAYBACK_SUBSCRIBER_ROWS } from './infrastructure/playback.entities.js';
 
 /** Listening positions per (subscriber, novel), gated by the drip (DECISIONS 12). */
 @Module({
   imports: [CatalogModule, ReadingModule, AnalyticsModule],
   controllers: [PlaybackController],
-  providers: [{ provide: PlaybackPositionRepository, useClass: TypeOrmPlaybackPositionRepository }, PlaybackService],
+  providers: [
+    PLAYBACK_SUBSCRIBER_ROWS,
+    { provide: PlaybackPositionRepository, useClass: TypeOrmPlaybackPositionRepository },
+    PlaybackService,
+  ],
   exports: [PlaybackService],
 })
 export class PlaybackModule {}

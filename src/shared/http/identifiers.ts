@@ -1,6 +1,6 @@
 import type { PipeTransform } from '@nestjs/common';
 import { Matches } from 'class-validator';
-import { invalidRequest } from '../errors/api-error.js';
+import { ApiError, invalidRequest } from '../errors/api-error.js';
 import { NOVEL_ID_PATTERN, NOVEL_ID_RULE, SUBSCRIBER_ID_PATTERN, SUBSCRIBER_ID_RULE } from '../identifiers.js';
 import { matchingPipe } from './validation.js';
 
@@ -30,5 +30,15 @@ export const chapterNumberPipe = (): PipeTransform<unknown, number> => ({
     const number = typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : 0;
     if (number < 1 || number > MAX_CHAPTER_NUMBER) throw invalidRequest(`chapter number must be an integer from 1 to ${MAX_CHAPTER_NUMBER}.`);
     return number;
+  },
+});
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A resource id in a path: one that is not a UUID names nothing, 404 like any other unknown id. */
+export const uuidPipe = (what: string): PipeTransform<string, string> => ({
+  transform(value: string): string {
+    if (!UUID.test(value)) throw new ApiError('not_found', `No ${what} ${value}.`);
+    return value.toLowerCase();
   },
 });

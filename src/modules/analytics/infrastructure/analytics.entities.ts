@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { subscriberRows } from '../../../shared/persistence/subscriber-rows.js';
 
 // The schema is made by the migrations; these mappings mirror them exactly (names included)
 // so that the schema-drift test checks these tables too. The repositories use plain SQL.
@@ -46,3 +47,6 @@ export class ReadingChapterDayEntity {
 }
 
 export const ANALYTICS_ENTITIES = [ReadingActivityEntity, ReadingReaderDayEntity, ReadingChapterDayEntity];
+
+/** The subscriber's rows in these tables, for a clean slate (a test clock deleted). */
+export const ANALYTICS_SUBSCRIBER_ROWS = subscriberRows('reading activity', ['reading_activity', 'reading_reader_days', 'reading_chapter_days']);

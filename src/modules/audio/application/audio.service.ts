@@ -47,7 +47,7 @@ export class AudioService {
       this.releases.readerState(caller, subscriberId, novelId),
     ]);
     if (!reader.features.audio) throw planWithoutAudio(subscriberId);
-    const release = this.releases.releaseOf(reader, chapterNumber);
+    const release = this.releases.releaseOf(reader, chapterNumber, reader.now);
     if (!release.released) throw chapterLocked(novelId, chapterNumber, release);
     const { status, key, durationSeconds } = narration.audio;
     if (status !== 'ready' || key === null) throw audioNotReady(novelId, chapterNumber, status);

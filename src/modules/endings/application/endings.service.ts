@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
+import { SubscriberClock } from '../../../shared/tenancy/subscriber-clock.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CatalogService, type Ending, type Novel } from '../../catalog/index.js';
 import { EntitlementsService } from '../../entitlements/index.js';
@@ -25,14 +26,15 @@ export class EndingsService {
     private readonly reading: ReadingProgressService,
     private readonly events: WebhookEventPublisher,
     private readonly unitOfWork: UnitOfWork,
+    private readonly clock: SubscriberClock,
   ) {}
 
   async state(tenant: Tenant, novelId: string, subscriberId: string): Promise<EndingsState> {
-    const [novel, { progress, features }] = await Promise.all([
+    const [novel, { progress, features, now }] = await Promise.all([
       this.catalog.publishedNovel(tenant.environment, novelId),
       this.releases.readerState(tenant, subscriberId, novelId),
     ]);
-    const available = progress !== null && lastChapterReleased(progress, novel, features.earlyAccess);
+    const available = progress !== null && lastChapterReleased(progress, novel, features.earlyAccess, now);
     return {
       novelId,
       available,
@@ -49,7 +51,11 @@ export class EndingsService {
    */
   async choose(tenant: Tenant, novelId: string, subscriberId: string, choiceId: string): Promise<EndingsState> {
     const novel = await this.catalog.publishedNovel(tenant.environment, novelId);
-    const [endings, { reading, earlyAccess }] = await Promise.all([this.catalog.endings(tenant.environment, novel), this.entitlements.features(tenant, subscriberId)]);
+    const [endings, { reading, earlyAccess }, now] = await Promise.all([
+      this.catalog.endings(tenant.environment, novel),
+      this.entitlements.features(tenant, subscriberId),
+      this.clock.now(tenant, subscriberId),
+    ]);
     if (!reading) throw notEntitled(subscriberId);
     await this.unitOfWork.run(async () => {
       const progress = await this.reading.lockedProgress(tenant, subscriberId, novelId);
@@ -60,19 +66,18 @@ export class EndingsService {
           subscriberId,
           chosenChoiceId: progress.chosenChoiceId,
           finished: progress.finishedAt !== null,
-          lastChapterReleased: lastChapterReleased(progress, novel, earlyAccess),
+          lastChapterReleased: lastChapterReleased(progress, novel, earlyAccess, now),
           endingIds: endings.map((e) => e.choiceId),
         },
         choiceId,
       );
       if (decision === 'repeat') return;
-      const finishedAt = new Date();
-      await this.reading.finish(tenant, subscriberId, novelId, choiceId, finishedAt);
-      await this.events.novelFinished(tenant, { subscriber_id: subscriberId, novel_id: novelId, choice_id: choiceId }, finishedAt);
+      await this.reading.finish(tenant, subscriberId, novelId, choiceId, now);
+      await this.events.novelFinished(tenant, { subscriber_id: subscriberId, novel_id: novelId, choice_id: choiceId }, now);
     });
     return { novelId, available: true, chosenChoiceId: choiceId, choices: endings };
   }
 }
 
-const lastChapterReleased = (progress: NovelProgress, novel: Novel, earlyAccess: boolean) =>
-  unlockedChapters(progress, novel.totalChapters, earlyAccess, new Date()) >= novel.totalChapters;
+const lastChapterReleased = (progress: NovelProgress, novel: Novel, earlyAccess: boolean, now: Date) =>
+  unlockedChapters(progress, novel.totalChapters, earlyAccess, now) >= novel.totalChapters;

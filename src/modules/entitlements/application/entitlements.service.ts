@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { SqlFragment } from '../../../shared/persistence/sql.js';
 import type { SubscriberKeySql } from '../../../shared/persistence/subscriber-key.js';
 import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
+import { SubscriberClock } from '../../../shared/tenancy/subscriber-clock.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { EntitlementRepository, type ActiveCountHistory, type Entitlement, type EntitlementKey, type EntitlementState } from '../domain/entitlement.repository.js';
 import { invalidRequest } from '../../../shared/errors/domain-error.js';
@@ -38,6 +39,7 @@ export class EntitlementsService {
   constructor(
     private readonly entitlements: EntitlementRepository,
     private readonly unitOfWork: UnitOfWork,
+    private readonly clock: SubscriberClock,
   ) {}
 
   /**
@@ -47,8 +49,12 @@ export class EntitlementsService {
    * exactly one history row.
    */
   async upsert(tenant: Tenant, changedBy: string, write: EntitlementWrite): Promise<EntitlementWriteResult> {
-    const refusal = write.effectiveAt && effectiveAtRefusal(write.effectiveAt, new Date(), tenant.environment);
+    const time = await this.clock.timeOf(tenant, write.subscriberId);
+    const refusal = write.effectiveAt && effectiveAtRefusal(write.effectiveAt, time.now, tenant.environment);
     if (refusal) throw invalidRequest(refusal);
+    // On a test clock a write without effective_at happens at the clock's time (DECISIONS 28);
+    // otherwise at the database's, when the record is locked.
+    const stamped = write.effectiveAt ?? (time.testClockId === null ? undefined : time.now);
     const key: EntitlementKey = { tenant, subscriberId: write.subscriberId, product: write.product };
     const mapped = write.plan ? await this.entitlements.mappedPlan(tenant.partnerId, write.plan) : null;
     return this.unitOfWork.run(async () => {
@@ -57,14 +63,14 @@ export class EntitlementsService {
         partnerPlan: write.plan ?? null,
         internalPlan: resolvePlan(write.product, write.plan ?? null, mapped),
       };
-      const createdAt = await this.entitlements.insertIfAbsent(key, requested, write.effectiveAt ?? null);
+      const createdAt = await this.entitlements.insertIfAbsent(key, requested, stamped ?? null);
       if (createdAt) {
         await this.entitlements.appendHistory(key, { oldStatus: null, next: requested, changedBy, effectiveAt: createdAt, stale: false });
         await this.featuresChanged(tenant, write.subscriberId);
         return { applied: true };
       }
       const current = await this.entitlements.lockCurrent(key);
-      const effectiveAt = write.effectiveAt ?? current.lockedAt;
+      const effectiveAt = stamped ?? current.lockedAt;
       const next = write.plan === undefined ? { ...requested, partnerPlan: current.partnerPlan, internalPlan: current.internalPlan } : requested;
       const outcome = writeOutcome(current, next, effectiveAt);
       if (outcome === 'stale') {

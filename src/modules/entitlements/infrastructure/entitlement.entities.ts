@@ -1,4 +1,5 @@
 import { Check, Column, Entity, ForeignKey, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import { subscriberRows } from '../../../shared/persistence/subscriber-rows.js';
 
 // The schema is made by the migrations; these mappings mirror them exactly (names included)
 // so that generating a migration from the entities finds nothing to change. The partners
@@ -56,3 +57,6 @@ export class PlanMappingEntity {
 }
 
 export const ENTITLEMENT_ENTITIES = [EntitlementEntity, EntitlementHistoryEntity, PlanMappingEntity];
+
+/** The subscriber's rows in these tables, for a clean slate (a test clock deleted). */
+export const ENTITLEMENT_SUBSCRIBER_ROWS = subscriberRows('entitlements', ['entitlements', 'entitlement_history']);

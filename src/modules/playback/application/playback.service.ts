@@ -1,5 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DomainError, invalidRequest } from '../../../shared/errors/domain-error.js';
+import { SubscriberClock } from '../../../shared/tenancy/subscriber-clock.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CatalogService, chapterIdOf, chapterNumberOf } from '../../catalog/index.js';
 import { ChapterReleaseService, notReleasedReason, ReadingLifecycleHooks, releaseCondition } from '../../reading/index.js';
@@ -23,6 +24,7 @@ export class PlaybackService implements OnModuleInit {
     private readonly catalog: CatalogService,
     private readonly releases: ChapterReleaseService,
     private readonly hooks: ReadingLifecycleHooks,
+    private readonly clock: SubscriberClock,
   ) {}
 
   /** A removed novel takes its playback position with it (DECISIONS 7). */
@@ -40,12 +42,13 @@ export class PlaybackService implements OnModuleInit {
     if (chapterNumber === null) {
       throw invalidRequest(`chapter_id must name a chapter of novel "${write.novelId}" as ${chapterIdOf(write.novelId, 1)}, ${chapterIdOf(write.novelId, 2)}, …`);
     }
-    const novel = await this.catalog.publishedNovel(tenant.environment, write.novelId);
+    const [novel, now] = await Promise.all([this.catalog.publishedNovel(tenant.environment, write.novelId), this.clock.now(tenant, subscriberId)]);
     if (chapterNumber > novel.totalChapters) {
       throw invalidRequest(`chapter_id "${write.chapterId}" names no chapter of novel "${novel.id}": it has ${novel.totalChapters}.`);
     }
-    const now = new Date();
-    const position = { novelId: novel.id, chapterNumber, positionSeconds: write.positionSeconds, updatedAt: now };
+    // The release is judged at the subscriber's now (a test clock's); the write, and the
+    // listening it records for analytics, happen at the real time.
+    const position = { novelId: novel.id, chapterNumber, positionSeconds: write.positionSeconds, updatedAt: new Date() };
     const written = await this.positions.upsertListeningIfReleased(tenant, subscriberId, position, releaseCondition(chapterNumber, now));
     if (!written.position) throw invalidRequest(notReleasedReason(novel.id, chapterNumber, this.releases.releaseOf(written, chapterNumber, now)));
     return written.position;
@@ -54,9 +57,9 @@ export class PlaybackService implements OnModuleInit {
   /** The stored position; not_found when none, invalid_request when its chapter is no longer released (the plan lost early access). */
   async read(tenant: Tenant, subscriberId: string, novelId: string): Promise<PlaybackPosition> {
     await this.catalog.publishedNovel(tenant.environment, novelId);
-    const found = await this.positions.findWithReader(tenant, subscriberId, novelId);
+    const [found, now] = await Promise.all([this.positions.findWithReader(tenant, subscriberId, novelId), this.clock.now(tenant, subscriberId)]);
     if (!found.position) throw new DomainError('not_found', `No playback position is stored for subscriber "${subscriberId}" in novel "${novelId}".`);
-    const release = this.releases.releaseOf(found, found.position.chapterNumber);
+    const release = this.releases.releaseOf(found, found.position.chapterNumber, now);
     if (!release.released) throw invalidRequest(notReleasedReason(novelId, found.position.chapterNumber, release));
     return found.position;
   }

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { subscriberRows } from '../../../shared/persistence/subscriber-rows.js';
 
 @Entity('playback_positions')
 export class PlaybackPositionEntity {
@@ -12,3 +13,6 @@ export class PlaybackPositionEntity {
 }
 
 export const PLAYBACK_ENTITIES = [PlaybackPositionEntity];
+
+/** The subscriber's rows in these tables, for a clean slate (a test clock deleted). */
+export const PLAYBACK_SUBSCRIBER_ROWS = subscriberRows('playback positions', ['playback_positions']);

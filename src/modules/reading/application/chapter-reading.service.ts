@@ -30,7 +30,7 @@ export class ChapterReadingService {
       subscriberId === undefined ? undefined : this.releases.readerState(tenant, subscriberId, novelId),
     ]);
     if (!reader) return { novel, chapters };
-    const releaseOf = chapterReleases(reader.progress, reader.features.earlyAccess, new Date());
+    const releaseOf = chapterReleases(reader.progress, reader.features.earlyAccess, reader.now);
     return { novel, chapters, releases: chapters.map((chapter) => releaseOf(chapter.number)) };
   }
 
@@ -44,10 +44,10 @@ export class ChapterReadingService {
       this.releases.readerState(tenant, subscriberId, novelId),
     ]);
     if (!reader.features.reading) throw notEntitled(subscriberId);
-    const now = new Date();
-    const release = this.releases.releaseOf(reader, chapterNumber, now);
+    const release = this.releases.releaseOf(reader, chapterNumber, reader.now);
     if (!release.released) throw chapterLocked(novelId, chapterNumber, release);
-    await this.reading.recordChapterActivity(tenant, { subscriberId, novelId, chapterNumber, kind: 'text', occurredAt: now });
+    // Activity is recorded at the real time even on a test clock: analytics counts real days.
+    await this.reading.recordChapterActivity(tenant, { subscriberId, novelId, chapterNumber, kind: 'text', occurredAt: new Date() });
     return chapter;
   }
 }

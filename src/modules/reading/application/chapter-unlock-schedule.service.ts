@@ -12,6 +12,8 @@ export interface OpenedReading {
   earlyAccess: boolean;
   /** When the novel was opened: instants before it are never announced (a backdated sandbox start replays nothing). */
   openedAt: Date;
+  /** The subscriber's test clock (sandbox), whose advances announce the novel's chapters; null: the live job. */
+  testClockId: string | null;
 }
 
 /**
@@ -34,7 +36,7 @@ export class ChapterUnlockScheduleService implements OnModuleInit {
   startFor(tenant: Tenant, reading: OpenedReading): Promise<void> {
     const drip = { startedAt: reading.startedAt, earlyAccess: reading.earlyAccess };
     return this.schedule.upsert(
-      { tenant, subscriberId: reading.subscriberId, novelId: reading.novelId, startedAt: reading.startedAt, notBefore: reading.openedAt },
+      { tenant, subscriberId: reading.subscriberId, novelId: reading.novelId, startedAt: reading.startedAt, notBefore: reading.openedAt, testClockId: reading.testClockId },
       firstUnlockAfter(drip, reading.totalChapters, reading.openedAt),
     );
   }

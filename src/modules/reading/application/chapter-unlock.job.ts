@@ -57,18 +57,33 @@ export class ChapterUnlockJob {
    * which may be due too (after downtime): batches go on until none is left. It ends, as
    * every step moves a row forward or drops it.
    */
-  async runOnce(now: Date): Promise<UnlockRunResult> {
+  async runOnce(now: Date, testClockId: string | null = null): Promise<UnlockRunResult> {
     const total: UnlockRunResult = { steps: 0, announced: 0 };
     for (;;) {
-      const batch = await this.unitOfWork.run(() => this.runBatch(now));
+      const batch = await this.unitOfWork.run(() => this.runBatch(now, testClockId));
       if (batch.steps === 0) return total;
-      total.steps += batch.steps;
-      total.announced += batch.announced;
+      addTo(total, batch);
     }
   }
 
-  private async runBatch(now: Date): Promise<UnlockRunResult> {
-    const rows = await this.schedule.claimDue(now, BATCH_SIZE);
+  /**
+   * What a test clock's advance to `until` crosses (DECISIONS 28): the live job's steps, run
+   * at each instant of the clock's rows in turn, earliest first, as if the job had run at
+   * that moment; so the events come in instant order. Each run moves every row due at its
+   * instant to a later one (or drops it), so this ends. Call it inside the advance's unit of
+   * work: a crash undoes all of it, and the retried advance finds the same rows.
+   */
+  async runOnClock(testClockId: string, until: Date): Promise<UnlockRunResult> {
+    const total: UnlockRunResult = { steps: 0, announced: 0 };
+    for (;;) {
+      const instant = await this.schedule.earliestOnClock(testClockId);
+      if (!instant || instant.getTime() > until.getTime()) return total;
+      addTo(total, await this.runOnce(instant, testClockId));
+    }
+  }
+
+  private async runBatch(now: Date, testClockId: string | null): Promise<UnlockRunResult> {
+    const rows = await this.schedule.claimDue(now, BATCH_SIZE, testClockId);
     const states = await this.schedule.readerStates(rows);
     let announced = 0;
     for (const [i, row] of rows.entries()) {
@@ -90,7 +105,14 @@ export class ChapterUnlockJob {
       row.tenant,
       { subscriber_id: row.subscriberId, novel_id: row.novelId, chapter_number: chapter, chapter_id: chapterIdOf(row.novelId, chapter) },
       releasedAt,
+      // A test clock's instant is not real time: the endpoints registered now receive it.
+      row.testClockId === null ? releasedAt : new Date(),
     );
     return event !== null;
   }
+}
+
+function addTo(total: UnlockRunResult, run: UnlockRunResult): void {
+  total.steps += run.steps;
+  total.announced += run.announced;
 }

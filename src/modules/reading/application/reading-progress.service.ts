@@ -3,6 +3,7 @@ import { DomainError } from '../../../shared/errors/domain-error.js';
 import type { SqlFragment } from '../../../shared/persistence/sql.js';
 import type { SubscriberKeySql } from '../../../shared/persistence/subscriber-key.js';
 import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
+import { SubscriberClock } from '../../../shared/tenancy/subscriber-clock.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import type { ReadingActivity } from '../../analytics/index.js';
 import { CatalogService, type Novel } from '../../catalog/index.js';
@@ -47,19 +48,24 @@ export class ReadingProgressService {
     private readonly hooks: ReadingLifecycleHooks,
     private readonly unlockSchedule: ChapterUnlockScheduleService,
     private readonly unitOfWork: UnitOfWork,
+    private readonly clock: SubscriberClock,
   ) {}
 
   /**
-   * Opens a novel now (or at a past `startedAt`, sandbox only). The limit of unfinished
-   * novels is checked and the row written under the subscriber's lock, so no burst of
-   * parallel opens can exceed it.
+   * Opens a novel now, the subscriber's now (or at a past `startedAt`, sandbox only). The
+   * limit of unfinished novels is checked and the row written under the subscriber's lock,
+   * so no burst of parallel opens can exceed it.
    */
   async open(tenant: Tenant, subscriberId: string, novelId: string, requestedStart?: Date): Promise<OpenedNovel> {
-    const openedAt = new Date();
+    const [novel, features, time] = await Promise.all([
+      this.catalog.publishedNovel(tenant.environment, novelId),
+      this.entitlements.features(tenant, subscriberId),
+      this.clock.timeOf(tenant, subscriberId),
+    ]);
+    const openedAt = time.now;
     const startedAt = startInstant(tenant.environment, requestedStart, openedAt);
-    const [novel, features] = await Promise.all([this.catalog.publishedNovel(tenant.environment, novelId), this.entitlements.features(tenant, subscriberId)]);
     if (!features.reading) throw notEntitled(subscriberId);
-    const entryOf = (progress: NovelProgress) => entry(novel, progress, features.earlyAccess);
+    const entryOf = (progress: NovelProgress) => entry(novel, progress, features.earlyAccess, openedAt);
     return this.unitOfWork.run(async () => {
       await this.progress.lockSubscriber(tenant, subscriberId);
       const existing = await this.progress.find(tenant, subscriberId, novelId);
@@ -73,7 +79,15 @@ export class ReadingProgressService {
         );
       }
       const progress = await this.progress.insert(tenant, subscriberId, novelId, startedAt);
-      await this.unlockSchedule.startFor(tenant, { subscriberId, novelId, startedAt, totalChapters: novel.totalChapters, earlyAccess: features.earlyAccess, openedAt });
+      await this.unlockSchedule.startFor(tenant, {
+        subscriberId,
+        novelId,
+        startedAt,
+        totalChapters: novel.totalChapters,
+        earlyAccess: features.earlyAccess,
+        openedAt,
+        testClockId: time.testClockId,
+      });
       return { entry: entryOf(progress), created: true };
     });
   }
@@ -108,11 +122,11 @@ export class ReadingProgressService {
 
   /** Every published novel the subscriber has opened, newest first: one statement whatever their number. */
   async readingProgress(tenant: Tenant, subscriberId: string): Promise<ReadingProgress> {
-    const { progress: rows, features } = await this.progress.listWithFeatures(tenant, subscriberId);
+    const [{ progress: rows, features }, now] = await Promise.all([this.progress.listWithFeatures(tenant, subscriberId), this.clock.now(tenant, subscriberId)]);
     const novels = new Map((await this.catalog.publishedNovels(tenant.environment, rows.map((r) => r.novelId))).map((n) => [n.id, n]));
     const entries = rows.flatMap((row) => {
       const novel = novels.get(row.novelId);
-      return novel ? [entry(novel, row, features.earlyAccess)] : [];
+      return novel ? [entry(novel, row, features.earlyAccess, now)] : [];
     });
     return {
       subscriberId,
@@ -154,6 +168,6 @@ export class ReadingProgressService {
   }
 }
 
-function entry(novel: Novel, progress: NovelProgress, earlyAccess: boolean): ProgressEntry {
-  return { novel, progress, unlockedChapters: unlockedChapters(progress, novel.totalChapters, earlyAccess, new Date()) };
+function entry(novel: Novel, progress: NovelProgress, earlyAccess: boolean, now: Date): ProgressEntry {
+  return { novel, progress, unlockedChapters: unlockedChapters(progress, novel.totalChapters, earlyAccess, now) };
 }

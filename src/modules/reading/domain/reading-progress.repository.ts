@@ -11,6 +11,11 @@ export interface Reader {
   features: SubscriberFeatures;
 }
 
+/** A reader with the subscriber's "now" (its test clock's, or the real time): what release checks need. */
+export interface ReaderNow extends Reader {
+  now: Date;
+}
+
 /** Subscribers' reading progress, keyed by (partner, environment, subscriber, novel). */
 export abstract class ReadingProgressRepository {
   /**

@@ -20,6 +20,8 @@ export interface ScheduledUnlock extends UnlockCursor {
   startedAt: Date;
   /** Instants at or before this emit nothing: the novel was opened then (no replay of a backdated start). */
   notBefore: Date;
+  /** The sandbox test clock whose advances announce the row; null: the live job announces it (DECISIONS 28). */
+  testClockId: string | null;
 }
 
 /**
@@ -69,8 +71,13 @@ export function nextUnlockStep(row: ScheduledUnlock, reader: ScheduledReader, no
 export abstract class UnlockScheduleRepository {
   /** Starts (or restarts, on reopening) a reader's schedule; `cursor` null clears it. */
   abstract upsert(row: Omit<ScheduledUnlock, keyof UnlockCursor>, cursor: UnlockCursor | null): Promise<void>;
-  /** Up to `limit` rows due at `now`, earliest first, locked; rows another replica holds are skipped. */
-  abstract claimDue(now: Date, limit: number): Promise<ScheduledUnlock[]>;
+  /**
+   * Up to `limit` rows due at `now`, earliest first, locked; rows another replica holds are
+   * skipped. `testClockId` null: rows on real time (the live job's); else that clock's rows.
+   */
+  abstract claimDue(now: Date, limit: number, testClockId: string | null): Promise<ScheduledUnlock[]>;
+  /** The earliest instant a row of the test clock waits for, if any. */
+  abstract earliestOnClock(testClockId: string): Promise<Date | null>;
   /** The reader state of each claimed row, in the same order, read in one statement. */
   abstract readerStates(rows: ScheduledUnlock[]): Promise<ReaderRows[]>;
   abstract moveTo(row: ScheduledUnlock, cursor: UnlockCursor | null): Promise<void>;

@@ -13,10 +13,11 @@ interface ScheduleRow {
   notBefore: Date;
   nextChapter: number;
   nextUnlockAt: Date;
+  testClockId: string | null;
 }
 
 const SELECT_ROW = `partner_id AS "partnerId", environment, subscriber_id AS "subscriberId", novel_id AS "novelId",
-  started_at AS "startedAt", not_before AS "notBefore", next_chapter AS "nextChapter", next_unlock_at AS "nextUnlockAt"`;
+  started_at AS "startedAt", not_before AS "notBefore", next_chapter AS "nextChapter", next_unlock_at AS "nextUnlockAt", test_clock_id AS "testClockId"`;
 
 const toScheduled = ({ partnerId, environment, ...rest }: ScheduleRow): ScheduledUnlock => ({ tenant: { partnerId, environment }, ...rest });
 
@@ -35,22 +36,38 @@ export class PgUnlockScheduleRepository extends UnlockScheduleRepository {
       return;
     }
     await this.db.query(
-      `INSERT INTO chapter_unlock_schedule (partner_id, environment, subscriber_id, novel_id, started_at, not_before, next_chapter, next_unlock_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+      `INSERT INTO chapter_unlock_schedule (partner_id, environment, subscriber_id, novel_id, started_at, not_before, next_chapter, next_unlock_at, test_clock_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        ON CONFLICT (partner_id, environment, subscriber_id, novel_id) DO UPDATE SET
          started_at = EXCLUDED.started_at, not_before = EXCLUDED.not_before,
-         next_chapter = EXCLUDED.next_chapter, next_unlock_at = EXCLUDED.next_unlock_at`,
-      [...keyOf(row), row.startedAt, row.notBefore, cursor.nextChapter, cursor.nextUnlockAt],
+         next_chapter = EXCLUDED.next_chapter, next_unlock_at = EXCLUDED.next_unlock_at, test_clock_id = EXCLUDED.test_clock_id`,
+      [...keyOf(row), row.startedAt, row.notBefore, cursor.nextChapter, cursor.nextUnlockAt, row.testClockId],
     );
   }
 
-  async claimDue(now: Date, limit: number): Promise<ScheduledUnlock[]> {
-    const rows = await this.db.query<ScheduleRow>(
-      `SELECT ${SELECT_ROW} FROM chapter_unlock_schedule WHERE next_unlock_at <= $1
-        ORDER BY next_unlock_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [now, limit],
-    );
+  async claimDue(now: Date, limit: number, testClockId: string | null): Promise<ScheduledUnlock[]> {
+    // Two statements, each matching its partial index: the live job's never reads a clock's rows.
+    const rows =
+      testClockId === null
+        ? await this.db.query<ScheduleRow>(
+            `SELECT ${SELECT_ROW} FROM chapter_unlock_schedule WHERE next_unlock_at <= $1 AND test_clock_id IS NULL
+              ORDER BY next_unlock_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+            [now, limit],
+          )
+        : await this.db.query<ScheduleRow>(
+            `SELECT ${SELECT_ROW} FROM chapter_unlock_schedule WHERE test_clock_id = $3 AND next_unlock_at <= $1
+              ORDER BY next_unlock_at LIMIT $2 FOR UPDATE`,
+            [now, limit, testClockId],
+          );
     return rows.map(toScheduled);
+  }
+
+  async earliestOnClock(testClockId: string): Promise<Date | null> {
+    const [{ earliest }] = await this.db.query<{ earliest: Date | null }>(
+      `SELECT min(next_unlock_at) AS earliest FROM chapter_unlock_schedule WHERE test_clock_id = $1`,
+      [testClockId],
+    );
+    return earliest;
   }
 
   async readerStates(rows: ScheduledUnlock[]): Promise<ReaderRows[]> {

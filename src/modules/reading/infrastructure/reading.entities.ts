@@ -1,4 +1,5 @@
 import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { subscriberRows } from '../../../shared/persistence/subscriber-rows.js';
 
 // The schema is made by the migrations; this mapping mirrors it exactly (names included)
 // so that generating a migration from the entities finds nothing to change.
@@ -17,7 +18,8 @@ export class NovelProgressEntity {
 }
 
 @Entity('chapter_unlock_schedule')
-@Index('chapter_unlock_schedule_due', ['nextUnlockAt'])
+@Index('chapter_unlock_schedule_due', ['nextUnlockAt'], { where: 'test_clock_id IS NULL' })
+@Index('chapter_unlock_schedule_clock_due', ['testClockId', 'nextUnlockAt'], { where: 'test_clock_id IS NOT NULL' })
 @Check('chapter_unlock_schedule_environment_check', `environment IN ('live', 'sandbox')`)
 @Check('chapter_unlock_schedule_next_chapter_check', `next_chapter >= 2`)
 export class ChapterUnlockScheduleEntity {
@@ -29,6 +31,11 @@ export class ChapterUnlockScheduleEntity {
   @Column('timestamptz', { name: 'not_before' }) notBefore: Date;
   @Column('integer', { name: 'next_chapter' }) nextChapter: number;
   @Column('timestamptz', { name: 'next_unlock_at' }) nextUnlockAt: Date;
+  /** The sandbox test clock whose advances announce this row; null: the live job's. */
+  @Column('uuid', { name: 'test_clock_id', nullable: true }) testClockId: string | null;
 }
 
 export const READING_ENTITIES = [NovelProgressEntity, ChapterUnlockScheduleEntity];
+
+/** The subscriber's rows in these tables, for a clean slate (a test clock deleted). */
+export const READING_SUBSCRIBER_ROWS = subscriberRows('novels opened', ['chapter_unlock_schedule', 'novel_progress']);

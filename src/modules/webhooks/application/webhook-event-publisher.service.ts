@@ -38,15 +38,20 @@ export class WebhookEventPublisher {
    * A chapter released for a reader, announced only to partners that subscribed to it
    * before its release instant (DECISIONS 23): null, and nothing written, otherwise.
    */
-  async chapterUnlocked(tenant: Tenant, data: ChapterUnlockedEvent['data'], releasedAt: Date): Promise<ChapterUnlockedEvent | null> {
-    if (!(await this.endpoints.isSubscribed(tenant, 'chapter.unlocked', releasedAt))) return null;
+  /**
+   * `subscribedBefore`: endpoints registered after it miss the event (by default the release
+   * itself: an endpoint does not receive the past). A test clock's instant is not real time,
+   * so its announcements go to the endpoints registered when the clock advanced.
+   */
+  async chapterUnlocked(tenant: Tenant, data: ChapterUnlockedEvent['data'], releasedAt: Date, subscribedBefore = releasedAt): Promise<ChapterUnlockedEvent | null> {
+    if (!(await this.endpoints.isSubscribed(tenant, 'chapter.unlocked', subscribedBefore))) return null;
     const event: ChapterUnlockedEvent = {
       event: 'chapter.unlocked',
       event_id: randomUUID(),
       occurred_at: releasedAt.toISOString(),
       data: { subscriber_id: data.subscriber_id, novel_id: data.novel_id, chapter_number: data.chapter_number, chapter_id: data.chapter_id },
     };
-    await this.publish(tenant, event, releasedAt);
+    await this.publish(tenant, event, subscribedBefore);
     return event;
   }
 

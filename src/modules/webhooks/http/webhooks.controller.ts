@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Header, HttpCode, Param, type PipeTransform, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import {
   ApiAcceptedResponse,
@@ -11,9 +11,9 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { ApiError } from '../../../shared/errors/api-error.js';
 import { ErrorBodyDto } from '../../../shared/http/error-body.dto.js';
 import { Extension } from '../../../shared/http/extension.decorator.js';
+import { uuidPipe } from '../../../shared/http/identifiers.js';
 import { setCreatedLocation } from '../../../shared/http/location.js';
 import { platformPath } from '../../../shared/http/surfaces.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
@@ -32,16 +32,6 @@ import {
   WebhookEndpointListDto,
   WebhookEndpointWithSecretDto,
 } from './webhooks.dto.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** An id that is not a UUID names nothing: 404, like any other unknown id. */
-const uuidPipe = (what: string): PipeTransform<string, string> => ({
-  transform(value: string): string {
-    if (!UUID.test(value)) throw new ApiError('not_found', `No ${what} ${value}.`);
-    return value.toLowerCase();
-  },
-});
 
 const DEFAULT_DELIVERIES_LIMIT = 50;
 

@@ -1,0 +1,110 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError, invalidRequest } from '../../../shared/errors/domain-error.js';
+import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
+import { SubscriberDataRegistry } from '../../../shared/tenancy/subscriber-data.js';
+import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import { ChapterUnlockJob } from '../../reading/index.js';
+import { advanceDecision, CLOCKS_PER_PARTNER, frozenTimeRefusal, SUBSCRIBERS_PER_CLOCK, type TestClock } from '../domain/test-clock.js';
+import { TestClockRepository } from '../domain/test-clock.repository.js';
+
+/**
+ * Sandbox test clocks (DECISIONS 28). Every change of one clock (attach, advance, delete)
+ * runs in one transaction that holds the clock's row: two replicas acting on one clock
+ * take turns, and a crash leaves the clock as it was before.
+ */
+@Injectable()
+export class TestClockService {
+  constructor(
+    private readonly clocks: TestClockRepository,
+    private readonly unlocks: ChapterUnlockJob,
+    private readonly subscriberData: SubscriberDataRegistry,
+    private readonly unitOfWork: UnitOfWork,
+  ) {}
+
+  async create(tenant: Tenant, clock: { name: string | null; frozenTime: Date }): Promise<TestClock> {
+    sandboxOnly(tenant);
+    const refusal = frozenTimeRefusal(clock.frozenTime, new Date());
+    if (refusal) throw invalidRequest(refusal);
+    const created = await this.unitOfWork.run(() => this.clocks.createWithin(CLOCKS_PER_PARTNER, tenant.partnerId, clock));
+    if (!created) throw new DomainError('limit_reached', `This partner already has ${CLOCKS_PER_PARTNER} test clocks: delete one first.`);
+    return created;
+  }
+
+  list(tenant: Tenant): Promise<TestClock[]> {
+    sandboxOnly(tenant);
+    return this.clocks.list(tenant.partnerId);
+  }
+
+  async get(tenant: Tenant, id: string): Promise<TestClock> {
+    sandboxOnly(tenant);
+    return (await this.clocks.find(tenant.partnerId, id)) ?? notFound(id);
+  }
+
+  /**
+   * Attaches a sandbox subscriber that has no sandbox data yet: its whole history then lives
+   * on the clock. Attaching it to the same clock again changes nothing.
+   */
+  attach(tenant: Tenant, id: string, subscriberId: string): Promise<TestClock> {
+    sandboxOnly(tenant);
+    return this.unitOfWork.run(async () => {
+      const clock = (await this.clocks.lock(tenant.partnerId, id)) ?? notFound(id);
+      if (clock.subscriberIds.includes(subscriberId)) return clock;
+      const other = await this.clocks.clockOf(tenant.partnerId, subscriberId);
+      if (other) throw attachedElsewhere(subscriberId, other.id);
+      if (clock.subscriberIds.length >= SUBSCRIBERS_PER_CLOCK) {
+        throw new DomainError('limit_reached', `Test clock ${id} already has ${SUBSCRIBERS_PER_CLOCK} subscribers: use another clock.`);
+      }
+      const held = await this.subscriberData.heldBy(tenant, subscriberId);
+      if (held.length > 0) {
+        throw new DomainError(
+          'subscriber_has_data',
+          `Subscriber "${subscriberId}" already has sandbox data (${held.join(', ')}): attach a subscriber id that has none, before its first entitlement.`,
+        );
+      }
+      if (!(await this.clocks.attach(tenant.partnerId, id, subscriberId))) throw attachedElsewhere(subscriberId);
+      return { ...clock, subscriberIds: [...clock.subscriberIds, subscriberId] };
+    });
+  }
+
+  /**
+   * Moves the clock to `frozenTime`, after writing every `chapter.unlocked` its subscribers'
+   * readings cross, in instant order, by the live job's own code. One transaction: the
+   * events and the new time commit together or not at all, so a retried advance emits
+   * nothing twice; the same instant again answers the clock unchanged.
+   */
+  advance(tenant: Tenant, id: string, frozenTime: Date): Promise<TestClock> {
+    sandboxOnly(tenant);
+    return this.unitOfWork.run(async () => {
+      const clock = (await this.clocks.lock(tenant.partnerId, id)) ?? notFound(id);
+      const decision = advanceDecision(clock.frozenTime, frozenTime);
+      if (decision.kind === 'refused') throw invalidRequest(decision.reason);
+      if (decision.kind === 'unchanged') return clock;
+      await this.unlocks.runOnClock(id, frozenTime);
+      await this.clocks.setFrozenTime(id, frozenTime);
+      return { ...clock, frozenTime };
+    });
+  }
+
+  /** Deletes the clock and all of its subscribers' sandbox data with it, in one transaction. */
+  async delete(tenant: Tenant, id: string): Promise<void> {
+    sandboxOnly(tenant);
+    await this.unitOfWork.run(async () => {
+      const clock = (await this.clocks.lock(tenant.partnerId, id)) ?? notFound(id);
+      for (const subscriberId of clock.subscriberIds) await this.subscriberData.erase(tenant, subscriberId);
+      await this.clocks.delete(id);
+    });
+  }
+}
+
+function sandboxOnly(tenant: Tenant): void {
+  if (tenant.environment !== 'sandbox') {
+    throw new DomainError('sandbox_only', 'Test clocks exist in the sandbox only: call with a token of a sandbox credential (sbx_…).');
+  }
+}
+
+const attachedElsewhere = (subscriberId: string, clockId?: string) =>
+  new DomainError('subscriber_has_data', `Subscriber "${subscriberId}" is already attached to ${clockId ? `test clock ${clockId}` : 'another test clock'}: a subscriber belongs to one clock.`);
+
+function notFound(id: string): never {
+  throw new DomainError('not_found', `No test clock ${id}.`);
+}

@@ -1,0 +1,1 @@
+export { TestClocksModule } from './test-clocks.module.js';

@@ -1,0 +1,341 @@
+import fc from 'fast-check';
+import { DataSource } from 'typeorm';
+import { chapterReleaseAt } from '../../src/modules/drip/index.js';
+import { ChapterUnlockJob } from '../../src/modules/reading/index.js';
+import { DEMO_MP3, importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
+import { partnerClient, type PartnerClient } from '../fixtures/partner-client.js';
+import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
+
+/**
+ * DECISIONS 28: sandbox test clocks, through the HTTP API only. Two service instances
+ * share one database; deliveries are not attempted (the feed shows what was written).
+ */
+let first: TestApp;
+let second: TestApp;
+
+const NOVEL = 'clock-five';
+const SETTINGS = { WEBHOOK_WORKER: 'false' };
+const DAY = 24 * 3600 * 1000;
+/** Ten days from the real now at 12:00 UTC (09:00 in São Paulo): inside the year a clock may be set. */
+const T0 = new Date(Math.floor(Date.now() / DAY) * DAY + 10 * DAY + 12 * 3600 * 1000);
+const at = (offsetMs: number) => new Date(T0.getTime() + offsetMs).toISOString();
+
+beforeAll(async () => {
+  first = await startTestApp(SETTINGS);
+  second = await startTestApp(SETTINGS, first.databaseUrl);
+  await importCatalog(first, manifest([manifestNovel(NOVEL, { chapters: 5, audio: { file: DEMO_MP3, status: 'ready' } })]), 'sandbox');
+});
+afterAll(async () => {
+  await first?.close();
+  await second?.close();
+});
+
+/** A sandbox partner with an endpoint subscribed to chapter.unlocked, and calls of its platform API. */
+async function sandboxPartner(app = first) {
+  const client = await partnerClient(app, { environment: 'sandbox' });
+  const platform = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, payload?: object, through = app) =>
+    through.inject({ method, url: `/platform/v1${path}`, headers: bearer(client.token), ...(payload && { payload }) });
+  const endpoint = await platform('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', events: ['chapter.unlocked'] });
+  expect(endpoint.statusCode).toBe(201);
+  return { client, platform };
+}
+type Partner = Awaited<ReturnType<typeof sandboxPartner>>;
+
+async function createClock(p: Partner, frozenTime = at(0)): Promise<string> {
+  const created = await p.platform('POST', '/test-clocks', { frozen_time: frozenTime, name: 'drip' });
+  expect(created.statusCode).toBe(201);
+  expect(created.headers.location).toBe(`/platform/v1/test-clocks/${created.json().id}`);
+  return created.json().id;
+}
+
+let subscribers = 0;
+/** A new subscriber attached to the clock, entitled with `plan` and reading NOVEL: all at the clock's time. */
+async function clockReader(p: Partner, clockId: string, plan = 'text_standard'): Promise<string> {
+  const subscriberId = `clock-reader-${++subscribers}`;
+  const attached = await p.platform('PUT', `/test-clocks/${clockId}/subscribers/${subscriberId}`);
+  expect(attached.statusCode).toBe(200);
+  expect(attached.json().subscribers).toContain(subscriberId);
+  await p.client.entitle(subscriberId, { product: plan.startsWith('audio') ? 'audioapp' : 'textapp', plan });
+  const opened = await p.client.call('POST', `/subscribers/${subscriberId}/novels`, { novel_id: NOVEL });
+  expect(opened.statusCode).toBe(201);
+  return subscriberId;
+}
+
+const advance = (p: Partner, clockId: string, frozenTime: string, through = first) => p.platform('POST', `/test-clocks/${clockId}/advance`, { frozen_time: frozenTime }, through);
+
+interface Unlock {
+  subscriber: string;
+  chapter: number;
+  occurred_at: string;
+}
+
+async function unlocks(p: Partner): Promise<Unlock[]> {
+  const feed = await p.platform('GET', '/events?limit=500');
+  expect(feed.statusCode).toBe(200);
+  return (feed.json().data as { event: string; occurred_at: string; data: { subscriber_id: string; chapter_number: number } }[])
+    .filter((e) => e.event === 'chapter.unlocked')
+    .map((e) => ({ subscriber: e.data.subscriber_id, chapter: e.data.chapter_number, occurred_at: e.occurred_at }));
+}
+
+/** What DECISIONS 8 and 23 give for a reader who opened at T0: chapters 2..5 at their release instants. */
+const expectedUnlocks = (subscriber: string, earlyAccess = false, from = 2): Unlock[] =>
+  [2, 3, 4, 5]
+    .filter((chapter) => chapter >= from)
+    .map((chapter) => ({ subscriber, chapter, occurred_at: chapterReleaseAt({ startedAt: T0, earlyAccess }, chapter).toISOString() }));
+
+const chapterStates = async (client: PartnerClient, subscriberId: string) =>
+  (await client.call('GET', `/novels/${NOVEL}/chapters?subscriber_id=${subscriberId}`)).json().chapters.map((c: { status: string; unlocks_at?: string }) => [c.status, c.unlocks_at ?? null]);
+
+describe('a subscriber on a test clock', () => {
+  it('opens at the clock time, and the drip, unlocks_at, stream checks and events follow the advances', async () => {
+    const p = await sandboxPartner();
+    const clockId = await createClock(p);
+    const reader = await clockReader(p, clockId, 'audio_standard');
+    const release = (chapter: number) => chapterReleaseAt({ startedAt: T0, earlyAccess: false }, chapter).toISOString();
+
+    const progress = await p.client.call('GET', `/subscriber/${reader}/reading-progress`);
+    expect(progress.json().novels[0]).toMatchObject({ novel_id: NOVEL, started_at: T0.toISOString(), unlocked_chapters: 1 });
+    expect(await chapterStates(p.client, reader)).toEqual([
+      ['unlocked', null],
+      ['locked', release(2)],
+      ['locked', release(3)],
+      ['locked', release(4)],
+      ['locked', release(5)],
+    ]);
+    expect((await p.client.call('GET', `/novels/${NOVEL}/chapters/2/content?subscriber_id=${reader}`)).json().error).toBe('chapter_locked');
+    expect((await p.client.call('GET', `/novels/${NOVEL}/chapters/2/stream?subscriber_id=${reader}`)).json().error).toBe('chapter_locked');
+    const position = { novel_id: NOVEL, chapter_id: `${NOVEL}-ch2`, position_seconds: 5 };
+    expect((await p.client.call('PUT', `/subscribers/${reader}/playback-position`, position)).statusCode).toBe(400);
+
+    // One day on: chapter 2 is released, and announced once at its instant.
+    const advanced = await advance(p, clockId, at(DAY));
+    expect(advanced.statusCode).toBe(200);
+    expect(advanced.json()).toMatchObject({ id: clockId, frozen_time: at(DAY), subscribers: [reader] });
+    expect(await unlocks(p)).toEqual(expectedUnlocks(reader).slice(0, 1));
+    expect((await p.client.call('GET', `/novels/${NOVEL}/chapters/2/content?subscriber_id=${reader}`)).statusCode).toBe(200);
+    expect((await p.client.call('GET', `/novels/${NOVEL}/chapters/2/stream?subscriber_id=${reader}`)).statusCode).toBe(200);
+    expect((await p.client.call('PUT', `/subscribers/${reader}/playback-position`, position)).statusCode).toBe(200);
+    expect((await p.client.call('GET', `/subscribers/${reader}/playback-position?novel_id=${NOVEL}`)).statusCode).toBe(200);
+    expect((await p.client.call('GET', `/novels/${NOVEL}/chapters/3/stream?subscriber_id=${reader}`)).json().error).toBe('chapter_locked');
+
+    // A month on in one jump: the rest, in instant order; endings become available.
+    expect((await advance(p, clockId, at(30 * DAY))).statusCode).toBe(200);
+    expect(await unlocks(p)).toEqual(expectedUnlocks(reader));
+    expect((await p.client.call('GET', `/subscriber/${reader}/reading-progress`)).json().novels[0].unlocked_chapters).toBe(5);
+    expect((await p.client.call('GET', `/novels/${NOVEL}/choices?subscriber_id=${reader}`)).json().available).toBe(true);
+  });
+
+  it('is left alone by the live job, whatever the real time', async () => {
+    const p = await sandboxPartner();
+    const clockId = await createClock(p);
+    const reader = await clockReader(p, clockId);
+    await first.app.get(ChapterUnlockJob).runOnce(new Date(T0.getTime() + 30 * DAY));
+    expect(await unlocks(p)).toEqual([]);
+    await advance(p, clockId, at(2 * DAY));
+    expect(await unlocks(p)).toEqual(expectedUnlocks(reader).slice(0, 2));
+  });
+
+  it('emits the same events in instant order whatever the steps of the advances (property)', async () => {
+    const p = await sandboxPartner();
+    // Steps: increasing offsets within 30 days, ending at 30 days.
+    const steps = fc.uniqueArray(fc.integer({ min: 1, max: 30 * 24 - 1 }), { maxLength: 8 }).map((hours) => [...hours.sort((a, b) => a - b), 30 * 24]);
+    await fc.assert(
+      fc.asyncProperty(steps, fc.boolean(), async (hours, earlyAccess) => {
+        const clockId = await createClock(p);
+        const reader = await clockReader(p, clockId, earlyAccess ? 'text_early' : 'text_standard');
+        for (const hour of hours) expect((await advance(p, clockId, at(hour * 3600 * 1000))).statusCode).toBe(200);
+        const mine = (await unlocks(p)).filter((u) => u.subscriber === reader);
+        expect(mine).toEqual(expectedUnlocks(reader, earlyAccess, earlyAccess ? 3 : 2));
+        expect((await p.platform('DELETE', `/test-clocks/${clockId}`)).statusCode).toBe(204);
+      }),
+      { numRuns: 8 },
+    );
+  });
+
+  it('orders the events of several readers by instant across one advance', async () => {
+    const p = await sandboxPartner();
+    const clockId = await createClock(p);
+    const standard = await clockReader(p, clockId);
+    const early = await clockReader(p, clockId, 'text_early');
+    await advance(p, clockId, at(10 * DAY));
+    const events = await unlocks(p);
+    expect(events.map((e) => e.occurred_at)).toEqual(events.map((e) => e.occurred_at).sort());
+    expect(events).toHaveLength(7);
+    expect(new Set(events)).toEqual(new Set([...expectedUnlocks(standard), ...expectedUnlocks(early, true, 3)]));
+  });
+
+  it('applies early access and plan changes at the clock time, and stamps entitlement writes with it', async () => {
+    const p = await sandboxPartner();
+    const clockId = await createClock(p);
+    const reader = await clockReader(p, clockId);
+    expect((await chapterStates(p.client, reader))[1][0]).toBe('locked');
+    await p.client.entitle(reader, { plan: 'text_early' });
+    // Early access at T0 releases chapter 2 at the start (DECISIONS 8).
+    expect((await chapterStates(p.client, reader))[1]).toEqual(['unlocked', null]);
+
+    // The write above happened at T0, days ahead of the real time: a change said to be an
+    // hour before it is older than the record (acknowledged, not applied), not refused as
+    // "in the future", which it is for the real clock.
+    const stale = await p.platform('POST', '/entitlements', { subscriber_id: reader, product: 'textapp', status: 'canceled', effective_at: at(-3600 * 1000) });
+    expect(stale.statusCode).toBe(200);
+    expect(stale.json()).toEqual({ ok: true, applied: false });
+
+    await advance(p, clockId, at(2 * DAY));
+    expect(await unlocks(p)).toEqual(expectedUnlocks(reader, true, 3).slice(0, 2));
+  });
+
+  it('choosing an ending finishes the novel at the clock time', async () => {
+    const p = await sandboxPartner();
+    const clockId = await createClock(p);
+    const reader = await clockReader(p, clockId);
+    expect((await p.client.call('POST', `/novels/${NOVEL}/choices`, { subscriber_id: reader, choice_id: 'stay' })).json().error).toBe('endings_not_available');
+    await advance(p, clockId, at(5 * DAY));
+    expect((await p.client.call('POST', `/novels/${NOVEL}/choices`, { subscriber_id: reader, choice_id: 'stay' })).statusCode).toBe(200);
+    const feed = (await p.platform('GET', '/events?limit=500')).json().data as { event: string; occurred_at: string }[];
+    expect(feed.find((e) => e.event === 'novel.finished')?.occurred_at).toBe(at(5 * DAY));
+  });
+});
+
+describe('advancing', () => {
+  it('refuses going back and jumps over a year; the same time again changes nothing', async () => {
+    const p = await sandboxPartner();
+    const clockId = await createClock(p);
+    await clockReader(p, clockId);
+    await advance(p, clockId, at(2 * DAY));
+    const before = await unlocks(p);
+    const back = await advance(p, clockId, at(DAY));
+    expect(back.statusCode).toBe(400);
+    expect(back.json().error).toBe('invalid_request');
+    expect((await advance(p, clockId, at(2 * DAY + 366 * DAY))).statusCode).toBe(400);
+    const again = await advance(p, clockId, at(2 * DAY));
+    expect(again.statusCode).toBe(200);
+    expect(again.json().frozen_time).toBe(at(2 * DAY));
+    expect(await unlocks(p)).toEqual(before);
+  });
+
+  it('by two replicas at once emits each event once', async () => {
+    const p = await sandboxPartner();
+    const clockId = await createClock(p);
+    const readers = [await clockReader(p, clockId), await clockReader(p, clockId, 'text_early')];
+    const answers = await Promise.all([advance(p, clockId, at(10 * DAY), first), advance(p, clockId, at(10 * DAY), second)]);
+    expect(answers.map((a) => a.statusCode)).toEqual([200, 200]);
+    const events = await unlocks(p);
+    expect(events).toHaveLength(7);
+    expect(new Set(events)).toEqual(new Set([...expectedUnlocks(readers[0]), ...expectedUnlocks(readers[1], true, 3)]));
+  });
+
+  it('that fails midway writes no event and leaves the clock; the retry emits each event once', async () => {
+    const p = await sandboxPartner();
+    const clockId = await createClock(p);
+    const reader = await clockReader(p, clockId);
+    const db = first.app.get(DataSource);
+    // The third event of the advance fails to be written, as a crash there would leave it.
+    await db.query(`
+      CREATE FUNCTION fail_chapter_4() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.payload->'data'->>'chapter_number' = '4' THEN RAISE EXCEPTION 'simulated crash'; END IF; RETURN NEW; END $$;
+      CREATE TRIGGER fail_chapter_4 BEFORE INSERT ON webhook_events FOR EACH ROW EXECUTE FUNCTION fail_chapter_4();`);
+    try {
+      expect((await advance(p, clockId, at(10 * DAY))).statusCode).toBe(500);
+      expect(await unlocks(p)).toEqual([]);
+      expect((await p.platform('GET', `/test-clocks/${clockId}`)).json().frozen_time).toBe(at(0));
+    } finally {
+      await db.query('DROP TRIGGER fail_chapter_4 ON webhook_events; DROP FUNCTION fail_chapter_4();');
+    }
+    expect((await advance(p, clockId, at(10 * DAY))).statusCode).toBe(200);
+    expect((await advance(p, clockId, at(10 * DAY))).statusCode).toBe(200);
+    expect(await unlocks(p)).toEqual(expectedUnlocks(reader));
+  });
+});
+
+describe('clocks and their limits', () => {
+  it('exist in the sandbox only: a live token is refused with 403 sandbox_only', async () => {
+    const live = await partnerClient(first, { environment: 'live' });
+    for (const [method, url] of [
+      ['POST', '/platform/v1/test-clocks'],
+      ['GET', '/platform/v1/test-clocks'],
+    ] as const) {
+      const refused = await first.inject({ method, url, headers: bearer(live.token), ...(method === 'POST' && { payload: { frozen_time: at(0) } }) });
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json().error).toBe('sandbox_only');
+    }
+  });
+
+  it('refuses a frozen_time more than a year away, and answers the clock and the list', async () => {
+    const p = await sandboxPartner();
+    expect((await p.platform('POST', '/test-clocks', { frozen_time: new Date(Date.now() + 366 * DAY).toISOString() })).statusCode).toBe(400);
+    expect((await p.platform('POST', '/test-clocks', { frozen_time: new Date(Date.now() - 366 * DAY).toISOString() })).statusCode).toBe(400);
+    expect((await p.platform('POST', '/test-clocks', {})).json().error).toBe('invalid_request');
+    const clockId = await createClock(p);
+    expect((await p.platform('GET', `/test-clocks/${clockId}`)).json()).toEqual({ id: clockId, name: 'drip', frozen_time: at(0), subscribers: [], created_at: expect.any(String) });
+    expect((await p.platform('GET', '/test-clocks')).json().data.map((c: { id: string }) => c.id)).toEqual([clockId]);
+    // Another partner's clock is not found.
+    const other = await sandboxPartner();
+    expect((await other.platform('GET', `/test-clocks/${clockId}`)).statusCode).toBe(404);
+    expect((await other.platform('POST', `/test-clocks/${clockId}/advance`, { frozen_time: at(DAY) })).statusCode).toBe(404);
+  });
+
+  it('allows 10 clocks per partner and 100 subscribers per clock (409 limit_reached)', async () => {
+    const p = await sandboxPartner();
+    const clocks = await Promise.all(Array.from({ length: 12 }, () => p.platform('POST', '/test-clocks', { frozen_time: at(0) })));
+    expect(clocks.map((c) => c.statusCode).sort()).toEqual([...Array(10).fill(201), 409, 409]);
+    expect(clocks.find((c) => c.statusCode === 409)!.json().error).toBe('limit_reached');
+    const clockId = clocks.find((c) => c.statusCode === 201)!.json().id;
+    for (let i = 0; i < 100; i += 1) expect((await p.platform('PUT', `/test-clocks/${clockId}/subscribers/full-${i}`)).statusCode).toBe(200);
+    const over = await p.platform('PUT', `/test-clocks/${clockId}/subscribers/full-100`);
+    expect(over.statusCode).toBe(409);
+    expect(over.json().error).toBe('limit_reached');
+  });
+
+  it('attaches only a subscriber without sandbox data, to one clock at most', async () => {
+    const p = await sandboxPartner();
+    const [one, two] = [await createClock(p), await createClock(p)];
+    await p.client.entitle('has-data');
+    const refused = await p.platform('PUT', `/test-clocks/${one}/subscribers/has-data`);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().error).toBe('subscriber_has_data');
+    expect((await p.platform('PUT', `/test-clocks/${one}/subscribers/fresh`)).statusCode).toBe(200);
+    expect((await p.platform('PUT', `/test-clocks/${one}/subscribers/fresh`)).statusCode).toBe(200);
+    expect((await p.platform('PUT', `/test-clocks/${two}/subscribers/fresh`)).json().error).toBe('subscriber_has_data');
+    expect((await p.platform('PUT', `/test-clocks/${one}/subscribers/${'x'.repeat(300)}`)).statusCode).toBe(400);
+  });
+
+  it('deleting a clock deletes its subscribers’ sandbox data in one go, and nothing else', async () => {
+    const p = await sandboxPartner();
+    const clockId = await createClock(p);
+    const reader = await clockReader(p, clockId, 'audio_standard');
+    const bystander = 'bystander';
+    await p.client.entitle(bystander, { product: 'audioapp', plan: 'audio_standard' });
+    await p.client.call('POST', `/subscribers/${bystander}/novels`, { novel_id: NOVEL });
+    await advance(p, clockId, at(DAY));
+    for (const subscriberId of [reader, bystander]) {
+      expect((await p.client.call('GET', `/novels/${NOVEL}/chapters/1/content?subscriber_id=${subscriberId}`)).statusCode).toBe(200);
+      expect((await p.client.call('GET', `/novels/${NOVEL}/chapters/1/stream?subscriber_id=${subscriberId}`)).statusCode).toBe(200);
+      const position = { novel_id: NOVEL, chapter_id: `${NOVEL}-ch1`, position_seconds: 5 };
+      expect((await p.client.call('PUT', `/subscribers/${subscriberId}/playback-position`, position)).statusCode).toBe(200);
+    }
+    const rowsOf = (subscriberId: string) => subscriberRows(p.client.partnerId, subscriberId);
+    expect(Object.values(await rowsOf(reader)).every((n) => n > 0)).toBe(true);
+    const bystanderRows = await rowsOf(bystander);
+
+    expect((await p.platform('DELETE', `/test-clocks/${clockId}`)).statusCode).toBe(204);
+    expect(Object.values(await rowsOf(reader)).every((n) => n === 0)).toBe(true);
+    expect(await rowsOf(bystander)).toEqual(bystanderRows);
+    expect((await p.platform('GET', `/test-clocks/${clockId}`)).statusCode).toBe(404);
+    expect((await p.platform('DELETE', `/test-clocks/${clockId}`)).statusCode).toBe(404);
+    // A clean slate: the subscriber id can go on a new clock.
+    const next = await createClock(p);
+    expect((await p.platform('PUT', `/test-clocks/${next}/subscribers/${reader}`)).statusCode).toBe(200);
+  });
+});
+
+/** How many rows each subscriber-keyed table holds for the subscriber (sandbox). */
+async function subscriberRows(partnerId: string, subscriberId: string): Promise<Record<string, number>> {
+  const tables = ['entitlements', 'entitlement_history', 'novel_progress', 'chapter_unlock_schedule', 'playback_positions', 'reading_activity', 'reading_reader_days', 'reading_chapter_days', 'stream_url_issues'];
+  const db = first.app.get(DataSource);
+  const counts: Record<string, number> = {};
+  for (const table of tables) {
+    const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM ${table} WHERE partner_id = $1 AND environment = 'sandbox' AND subscriber_id = $2`, [partnerId, subscriberId]);
+    counts[table] = n;
+  }
+  return counts;
+}
