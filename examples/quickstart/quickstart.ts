@@ -40,27 +40,29 @@ function sandboxCredential(): { client_id: string; client_secret: string } {
 }
 
 type Delivery = { headers: IncomingHttpHeaders; body: string };
+/** What a delivery's body says, to pick the one awaited (its signature is verified after). */
+type Announced = { event: string; data: { chapter_number?: number; subscriber_id?: string } };
 
-/** A local receiver for webhooks: `next(type)` resolves with the first delivery of that event. */
-async function webhookReceiver(): Promise<{ url: string; next(event: string): Promise<Delivery>; close(): void }> {
+/** A local receiver for webhooks: `next(matches)` resolves with the first delivery whose body matches. */
+async function webhookReceiver(): Promise<{ url: string; next(matches: (body: Announced) => boolean): Promise<Delivery>; close(): void }> {
   const deliveries: Delivery[] = [];
-  const waiting: { event: string; resolve: (delivery: Delivery) => void }[] = [];
-  const eventOf = (delivery: Delivery) => (JSON.parse(delivery.body) as { event: string }).event;
+  const waiting: { matches: (body: Announced) => boolean; resolve: (delivery: Delivery) => void }[] = [];
+  const bodyOf = (delivery: Delivery) => JSON.parse(delivery.body) as Announced;
   const server = createServer(async (request, response) => {
     // The raw body, as received: the signature covers these exact bytes.
     const delivery = { headers: request.headers, body: await text(request) };
     response.writeHead(204).end();
     deliveries.push(delivery);
-    for (const waiter of waiting.filter((w) => w.event === eventOf(delivery))) waiter.resolve(delivery);
+    for (const waiter of waiting.filter((w) => w.matches(bodyOf(delivery)))) waiter.resolve(delivery);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`,
-    next: (event) =>
+    next: (matches) =>
       new Promise<Delivery>((resolve) => {
-        const delivered = deliveries.find((delivery) => eventOf(delivery) === event);
+        const delivered = deliveries.find((delivery) => matches(bodyOf(delivery)));
         if (delivered) resolve(delivered);
-        else waiting.push({ event, resolve });
+        else waiting.push({ matches, resolve });
       }),
     close: () => server.close(),
   };
@@ -93,6 +95,7 @@ async function main(): Promise<void> {
     // The secret is shown this once: a real integration stores it with its other secrets.
     step('Webhook endpoint registered for novel.finished and chapter.unlocked', { url: receiver.url, id: endpoint.id, events: endpoint.events });
     await readAndFinish(sdk, endpoint.secret, receiver);
+    await watchTheDrip(sdk, endpoint.secret, receiver);
   } finally {
     receiver.close();
     if (endpointId) {
@@ -146,7 +149,11 @@ async function readAndFinish(sdk: PartnerClient<'sandbox'>, secret: string, rece
   await sdk.chooseEnding({ path: { id: novel.id }, body: { subscriber_id: SUBSCRIBER, choice_id: choice.choice_id } });
   step('Chose an ending, finishing the novel', { choice_id: choice.choice_id, label: choice.label });
 
-  const received = await within(receiver.next('novel.finished'), 30_000, 'novel.finished webhook');
+  const received = await within(
+    receiver.next((body) => body.event === 'novel.finished'),
+    30_000,
+    'novel.finished webhook',
+  );
   const event: PartnerEvent = verifyWebhook(secret, received.body, received.headers);
   if (event.event !== 'novel.finished') throw new Error(`expected novel.finished, got ${event.event}`);
   step('Received novel.finished and verified its Standard Webhooks signature', { event: event.event, seq: event.seq, data: event.data });
@@ -159,6 +166,44 @@ async function readAndFinish(sdk: PartnerClient<'sandbox'>, secret: string, rece
   }
   if (fromFeed?.event_id !== event.event_id) throw new Error(`GET /platform/v1/events does not list event ${event.event_id} at seq ${event.seq}`);
   step('Read the same novel.finished from the event feed', { seq: fromFeed.seq, event: fromFeed.event, event_id: fromFeed.event_id });
+}
+
+/**
+ * A sandbox test clock: "now" for the subscribers attached to it. A new subscriber opens a
+ * novel at the clock's time; advancing the clock to chapter 3's release unlocks it, and
+ * its chapter.unlocked reaches the receiver. Deleting the clock deletes the subscriber's
+ * sandbox data with it.
+ */
+async function watchTheDrip(sdk: PartnerClient<'sandbox'>, secret: string, receiver: Awaited<ReturnType<typeof webhookReceiver>>): Promise<void> {
+  const reader = `${SUBSCRIBER}-clock`;
+  const clock = await sdk.createTestClock({ body: { frozen_time: new Date().toISOString(), name: 'quickstart' } });
+  step('Test clock created (sandbox only)', { id: clock.id, frozen_time: clock.frozen_time });
+  try {
+    // Attached before its first entitlement: its whole history lives on the clock.
+    await sdk.attachTestClockSubscriber({ path: { id: clock.id, subscriber_id: reader } });
+    await sdk.upsertEntitlement({ body: { subscriber_id: reader, product: 'textapp', status: 'active' } });
+    const { data } = await sdk.listNovels({ query: { page_size: 1 } });
+    const novelId = data[0].id;
+    await sdk.openNovel({ path: { id: reader }, body: { novel_id: novelId } });
+    const chapters = { path: { id: novelId }, query: { subscriber_id: reader } };
+    const chapterThree = (await sdk.listChapters(chapters)).chapters[2];
+    if (chapterThree.status !== 'locked' || !chapterThree.unlocks_at) throw new Error(`chapter 3 should be locked on opening, is ${chapterThree.status}`);
+    step('A subscriber on the clock opened a novel: chapter 3 is locked', { subscriber_id: reader, novel_id: novelId, unlocks_at: chapterThree.unlocks_at });
+
+    await sdk.advanceTestClock({ path: { id: clock.id }, body: { frozen_time: chapterThree.unlocks_at } });
+    const released = (await sdk.listChapters(chapters)).chapters[2];
+    step('Advanced the clock to that instant: chapter 3 is released', { chapter: 3, status: released.status });
+    const delivery = await within(
+      receiver.next((body) => body.event === 'chapter.unlocked' && body.data.subscriber_id === reader && body.data.chapter_number === 3),
+      30_000,
+      'chapter.unlocked webhook for chapter 3',
+    );
+    const event = verifyWebhook(secret, delivery.body, delivery.headers);
+    step('Received chapter.unlocked for chapter 3, verified, at the release instant', { occurred_at: event.occurred_at, data: event.data });
+  } finally {
+    await sdk.deleteTestClock({ path: { id: clock.id } });
+    step("Deleted the test clock, and the clock subscriber's sandbox data with it", { id: clock.id });
+  }
 }
 
 main().catch((error) => {

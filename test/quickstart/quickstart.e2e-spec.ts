@@ -44,9 +44,12 @@ test('the quickstart runs every step against the sandbox and verifies the webhoo
   expect(output).toMatch(/"events":\["novel.finished","chapter.unlocked"\]/);
   expect(output).toContain('Received novel.finished and verified its Standard Webhooks signature');
   expect(output).toMatch(/Read the same novel.finished from the event feed\s+\{"seq":\d+,"event":"novel.finished"/);
+  expect(output).toMatch(/Advanced the clock to that instant: chapter 3 is released\s+\{"chapter":3,"status":"unlocked"\}/);
+  expect(output).toMatch(/Received chapter.unlocked for chapter 3, verified, at the release instant\s+\{"occurred_at":"[^"]+","data":\{[^}]*"chapter_number":3/);
   expect(output).toContain('Deleted the webhook endpoint');
   expect(output.trim().split('\n').at(-1)).toBe('Quickstart complete.');
-  expect(await endpointsOf(credential)).toEqual([]);
+  expect(await listOf(credential, 'webhook-endpoints')).toEqual([]);
+  expect(await listOf(credential, 'test-clocks')).toEqual([]);
 }, 120_000);
 
 test('the quickstart names the URL it could not reach', async () => {
@@ -60,8 +63,8 @@ test('the quickstart names the URL it could not reach', async () => {
   expect((failure as { stderr: string }).stderr).toContain('BASE_URL');
 }, 90_000);
 
-/** The webhook endpoints a credential's environment has registered. */
-async function endpointsOf(credential: { client_id: string; client_secret: string }): Promise<unknown[]> {
+/** What a credential's environment has left of a collection (webhook endpoints, test clocks). */
+async function listOf(credential: { client_id: string; client_secret: string }, collection: string): Promise<unknown[]> {
   const base = `http://127.0.0.1:${env.PORT}/platform/v1`;
   const basic = Buffer.from(`${credential.client_id}:${credential.client_secret}`).toString('base64');
   const token = await fetch(`${base}/oauth2/token`, {
@@ -70,6 +73,6 @@ async function endpointsOf(credential: { client_id: string; client_secret: strin
     body: 'grant_type=client_credentials',
   });
   const { access_token } = (await token.json()) as { access_token: string };
-  const list = await fetch(`${base}/webhook-endpoints`, { headers: { authorization: `Bearer ${access_token}` } });
+  const list = await fetch(`${base}/${collection}`, { headers: { authorization: `Bearer ${access_token}` } });
   return ((await list.json()) as { data: unknown[] }).data;
 }
