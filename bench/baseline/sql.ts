@@ -13,7 +13,7 @@
 export const FEATURE_PARAMETERS = [['textapp', 'audioapp'], ['audio_standard', 'audio_early'], ['text_early', 'audio_early']];
 
 /**
- * The hot statements of TypeOrmReadingProgressRepository and TypeOrmPlaybackPositionRepository,
+ * The hot statements of TypeOrmReadingProgressRepository and PgPlaybackPositionRepository,
  * as they compose them from the entitlements, reading and analytics queries (ADR 0124).
  * Placeholders: $1–$3 the feature lists (FEATURE_PARAMETERS), $4–$6 partner, environment
  * and subscriber, then each statement's own (see the bench's baseline server). A test
@@ -40,7 +40,7 @@ export const READER_LIST = { name: 'reading.progress-list-with-features', text: 
    WHERE partner_id = $4 AND environment = $5 AND subscriber_id = $6 AND status = 'active') AS f
     LEFT JOIN novel_progress p ON p.partner_id = $4 AND p.environment = $5 AND p.subscriber_id = $6 ORDER BY p.started_at DESC, p.novel_id` };
 
-/** TypeOrmPlaybackPositionRepository.findWithReader: …, $7 the novel. */
+/** PgPlaybackPositionRepository.findWithReader: …, $7 the novel. */
 export const POSITION_WITH_READER = { name: 'playback.position-with-reader', text: `SELECT pp.chapter_number, pp.position_seconds, pp.updated_at, r.*
     FROM (SELECT p.novel_id AS "novelId", p.started_at AS "startedAt", p.current_chapter AS "currentChapter",
          p.finished_at AS "finishedAt", p.chosen_choice_id AS "chosenChoiceId", f.reading, f.audio, f."earlyAccess"
@@ -53,7 +53,7 @@ export const POSITION_WITH_READER = { name: 'playback.position-with-reader', tex
     LEFT JOIN playback_positions pp ON pp.partner_id = $4 AND pp.environment = $5 AND pp.subscriber_id = $6 AND pp.novel_id = $7` };
 
 /**
- * TypeOrmPlaybackPositionRepository.upsertListeningIfReleased, the usual save: …, $7 novel,
+ * PgPlaybackPositionRepository.upsertListeningIfReleased, the usual save: …, $7 novel,
  * $8 early-access cutoff, $9 standard cutoff, $10 chapter, $11 time of the write, $12 seconds.
  */
 export const UPSERT_POSITION_IF_LISTENING_RECORDED = { name: 'playback.upsert-position-if-listening-recorded', text: `WITH reader AS (SELECT p.novel_id AS "novelId", p.started_at AS "startedAt", p.current_chapter AS "currentChapter",
@@ -83,7 +83,7 @@ export const UPSERT_POSITION_IF_LISTENING_RECORDED = { name: 'playback.upsert-po
     FROM reader r LEFT JOIN stored s ON true` };
 
 /**
- * TypeOrmPlaybackPositionRepository.upsertListeningIfReleased, the first save of a chapter
+ * PgPlaybackPositionRepository.upsertListeningIfReleased, the first save of a chapter
  * on a UTC day: …, $7 novel, $8 early-access cutoff, $9 standard cutoff, $10 chapter,
  * $11 seconds, $12 time of the write, $13 the activity kind ('audio').
  */

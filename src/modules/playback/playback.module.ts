@@ -5,7 +5,7 @@ import { ReadingModule } from '../reading/index.js';
 import { PlaybackService } from './application/playback.service.js';
 import { PlaybackPositionRepository } from './domain/playback-position.repository.js';
 import { PlaybackController } from './http/playback.controller.js';
-import { TypeOrmPlaybackPositionRepository } from './infrastructure/typeorm-playback-position.repository.js';
+import { PgPlaybackPositionRepository } from './infrastructure/pg-playback-position.repository.js';
 import { PLAYBACK_SUBSCRIBER_ROWS } from './infrastructure/playback.entities.js';
 
 /** Listening positions per (subscriber, novel), gated by the drip (DECISIONS 12). */
@@ -14,7 +14,7 @@ import { PLAYBACK_SUBSCRIBER_ROWS } from './infrastructure/playback.entities.js'
   controllers: [PlaybackController],
   providers: [
     PLAYBACK_SUBSCRIBER_ROWS,
-    { provide: PlaybackPositionRepository, useClass: TypeOrmPlaybackPositionRepository },
+    { provide: PlaybackPositionRepository, useClass: PgPlaybackPositionRepository },
     PlaybackService,
   ],
   exports: [PlaybackService],

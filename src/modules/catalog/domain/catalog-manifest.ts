@@ -1,5 +1,5 @@
 import { isNovelId, NOVEL_ID_RULE } from '../../../shared/identifiers.js';
-import { AUDIO_STATUSES, NOVEL_STATUSES, type AudioStatus, type NovelStatus } from './catalog.js';
+import { AUDIO_STATUSES, NOVEL_STATUSES, type AudioStatus, type Category, type Ending, type NovelMetadata, type NovelStatus } from './catalog.js';
 
 /** The catalog manifest of DECISIONS 18, validated and in the service's own terms. */
 export interface CatalogManifest {
@@ -7,21 +7,9 @@ export interface CatalogManifest {
   novels: ManifestNovel[];
 }
 
-export interface ManifestCategory {
-  id: string;
-  name: string;
-  sortOrder: number;
-}
+export type ManifestCategory = Category;
 
-export interface ManifestNovel {
-  id: string;
-  title: string;
-  synopsis: string;
-  author: string;
-  categoryId: string;
-  tags: string[];
-  language: string;
-  coverUrl: string | null;
+export interface ManifestNovel extends NovelMetadata {
   status: NovelStatus;
   /** Numbered 1..n without gaps, in the manifest's order. */
   chapters: ManifestChapter[];
@@ -42,12 +30,7 @@ export interface ManifestAudio {
   status: AudioStatus;
 }
 
-export interface ManifestEnding {
-  choiceId: string;
-  label: string;
-  ending: string;
-  sortOrder: number;
-}
+export type ManifestEnding = Ending;
 
 /** A manifest the import refuses; `field` is the path of the first bad field, e.g. `novels[2].chapters[0].title`. */
 export class ManifestError extends Error {

@@ -12,7 +12,8 @@ export interface Category {
   sortOrder: number;
 }
 
-export interface Novel {
+/** What an editor writes about a novel: the manifest's fields and the catalog entry's alike. */
+export interface NovelMetadata {
   id: string;
   title: string;
   synopsis: string;
@@ -21,6 +22,9 @@ export interface Novel {
   tags: string[];
   language: string;
   coverUrl: string | null;
+}
+
+export interface Novel extends NovelMetadata {
   /** Chapters are numbered 1..totalChapters without gaps (the import guarantees it). */
   totalChapters: number;
   /** Every chapter's audio is ready. */

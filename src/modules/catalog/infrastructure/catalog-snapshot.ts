@@ -168,7 +168,8 @@ export interface AudioRow {
   audio_bitrate_kbps: number | null;
 }
 
-interface ChapterRow extends AudioRow {
+/** A chapter's columns without its text: what the snapshot keeps. */
+export interface ChapterRow extends AudioRow {
   novel_id: string;
   number: number;
   title: string;

@@ -8,7 +8,7 @@ import type { Category, Chapter, ChapterNarration, ChapterSummary, Ending, Novel
 import type { ManifestCategory, ManifestNovel } from '../domain/catalog-manifest.js';
 import { CatalogRepository, type ChapterRecord, type EndingRecord } from '../domain/catalog.repository.js';
 import { CategoryEntity, NovelEntity } from './catalog.entities.js';
-import { loadCatalogSnapshot, toAudio, type AudioRow, type CatalogSnapshot } from './catalog-snapshot.js';
+import { loadCatalogSnapshot, toAudio, type CatalogSnapshot, type ChapterRow } from './catalog-snapshot.js';
 
 /** Carries the environment whose catalog an import changed, sent in the import's transaction. */
 const CATALOG_CHANNEL = 'catalog_changed';
@@ -63,7 +63,7 @@ export class TypeOrmCatalogRepository extends CatalogRepository {
 
   async chapter(environment: Environment, novelId: string, number: number): Promise<Chapter | null> {
     // The text is not kept in memory (it is most of a catalog's size): read it with the chapter.
-    const [row] = await this.db.query<ChapterRow>(
+    const [row] = await this.db.query<ChapterWithTextRow>(
       `SELECT novel_id, number, title, duration_seconds, body, audio_status, audio_key, audio_bytes, audio_duration_seconds, audio_bitrate_kbps
          FROM chapters WHERE environment = $1 AND novel_id = $2 AND number = $3`,
       [environment, novelId, number],
@@ -228,15 +228,11 @@ export class TypeOrmCatalogRepository extends CatalogRepository {
   }
 }
 
-interface ChapterRow extends AudioRow {
-  novel_id: string;
-  number: number;
-  title: string;
-  duration_seconds: number;
+interface ChapterWithTextRow extends ChapterRow {
   body: string;
 }
 
-function toChapter(row: ChapterRow): Chapter {
+function toChapter(row: ChapterWithTextRow): Chapter {
   return {
     novelId: row.novel_id,
     number: row.number,

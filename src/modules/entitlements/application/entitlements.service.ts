@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { Listeners } from '../../../shared/listeners.js';
 import type { SqlFragment } from '../../../shared/persistence/sql.js';
 import type { SubscriberKeySql } from '../../../shared/persistence/subscriber-key.js';
 import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
@@ -34,7 +35,7 @@ export type FeaturesChangedListener = (tenant: Tenant, subscriberId: string) => 
 /** Entitlements (contract 3, DECISIONS 6 and 24): ordered upserts with history, and the features they grant. */
 @Injectable()
 export class EntitlementsService {
-  private readonly featureListeners: FeaturesChangedListener[] = [];
+  private readonly featureListeners = new Listeners<Parameters<FeaturesChangedListener>>();
 
   constructor(
     private readonly entitlements: EntitlementRepository,
@@ -91,7 +92,7 @@ export class EntitlementsService {
   }
 
   onFeaturesChanged(listener: FeaturesChangedListener): void {
-    this.featureListeners.push(listener);
+    this.featureListeners.add(listener);
   }
 
   list(tenant: Tenant, subscriberId: string): Promise<Entitlement[]> {
@@ -138,7 +139,7 @@ export class EntitlementsService {
     });
   }
 
-  private async featuresChanged(tenant: Tenant, subscriberId: string): Promise<void> {
-    for (const listener of this.featureListeners) await listener(tenant, subscriberId);
+  private featuresChanged(tenant: Tenant, subscriberId: string): Promise<void> {
+    return this.featureListeners.notify(tenant, subscriberId);
   }
 }

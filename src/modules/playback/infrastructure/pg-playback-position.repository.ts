@@ -6,7 +6,6 @@ import { ActivityRecorder, type ActivitySql } from '../../analytics/index.js';
 import { ReadingProgressService, type ReleaseCondition } from '../../reading/index.js';
 import type { PlaybackPosition } from '../domain/playback-position.js';
 import { PlaybackPositionRepository, type PositionWithReader } from '../domain/playback-position.repository.js';
-import { PlaybackPositionEntity } from './playback.entities.js';
 
 type PutSlot = keyof ActivitySql | 'seconds' | 'standardCutoff' | 'earlyCutoff';
 type PositionRow = Record<string, unknown> & { chapter_number: number | null; position_seconds: number | null; updated_at: Date | null };
@@ -19,7 +18,7 @@ type PositionRow = Record<string, unknown> & { chapter_number: number | null; po
  * its "already recorded today" check. The statements are composed once, at construction.
  */
 @Injectable()
-export class TypeOrmPlaybackPositionRepository extends PlaybackPositionRepository {
+export class PgPlaybackPositionRepository extends PlaybackPositionRepository {
   private readonly statements: {
     usualSave: Statement<PutSlot>;
     firstSaveOfDay: Statement<PutSlot>;
@@ -114,7 +113,12 @@ export class TypeOrmPlaybackPositionRepository extends PlaybackPositionRepositor
   }
 
   async delete(tenant: Tenant, subscriberId: string, novelId: string): Promise<void> {
-    await this.db.manager.getRepository(PlaybackPositionEntity).delete({ partnerId: tenant.partnerId, environment: tenant.environment, subscriberId, novelId });
+    await this.db.query(`DELETE FROM playback_positions WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND novel_id = $4`, [
+      tenant.partnerId,
+      tenant.environment,
+      subscriberId,
+      novelId,
+    ]);
   }
 
   private withReader(novelId: string, row: PositionRow): PositionWithReader {

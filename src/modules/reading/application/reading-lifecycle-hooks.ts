@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { Listeners } from '../../../shared/listeners.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 
 export type NovelRemovalHook = (tenant: Tenant, subscriberId: string, novelId: string) => Promise<void>;
@@ -10,13 +11,13 @@ export type NovelRemovalHook = (tenant: Tenant, subscriberId: string, novelId: s
  */
 @Injectable()
 export class ReadingLifecycleHooks {
-  private readonly removalHooks: NovelRemovalHook[] = [];
+  private readonly removal = new Listeners<Parameters<NovelRemovalHook>>();
 
   onNovelRemoved(hook: NovelRemovalHook): void {
-    this.removalHooks.push(hook);
+    this.removal.add(hook);
   }
 
-  async novelRemoved(tenant: Tenant, subscriberId: string, novelId: string): Promise<void> {
-    for (const hook of this.removalHooks) await hook(tenant, subscriberId, novelId);
+  novelRemoved(tenant: Tenant, subscriberId: string, novelId: string): Promise<void> {
+    return this.removal.notify(tenant, subscriberId, novelId);
   }
 }
