@@ -14,8 +14,20 @@ const swcEsm = {
 // Jest on Node 20 cannot require ESM, so these packages are compiled to CommonJS for Jest.
 const esmOnlyRequiredFromCommonJs = ['cookie', 'content-disposition'];
 
+// `npm run test:fast` (TEST_SCOPE=fast): the unit and module tests, in process, without the
+// system suites: those that start service processes, pack or install packages, drive a
+// browser or fuzz the whole document, and those that run several replicas, crash, stop
+// the database or wait out timeouts and retry schedules. The full suite (`npm test`, CI)
+// runs them all.
+const systemSuites = [
+  '<rootDir>/test/(sdk|quickstart|browser|operations|contract)/',
+  '<rootDir>/test/foundation/(cli|start|production-install)\\.e2e-spec\\.ts$',
+  '-(replicas|crash|crash-writes|outage|timeouts|delivery|fairness)\\.e2e-spec\\.ts$',
+];
+
 export default {
   testEnvironment: 'node',
+  testPathIgnorePatterns: ['/node_modules/', ...(process.env.TEST_SCOPE === 'fast' ? systemSuites : [])],
   rootDir: '.',
   roots: ['<rootDir>/src', '<rootDir>/test'],
   testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
