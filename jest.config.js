@@ -35,10 +35,7 @@ export default {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
     '^.+\\.ts$': ['@swc/jest', swcEsm],
-    [`node_modules/(${esmOnlyRequiredFromCommonJs.join('|')})/.+\\.js$`]: [
-      '@swc/jest',
-      { jsc: { target: 'es2023' }, module: { type: 'commonjs' } },
-    ],
+    [`node_modules/(${esmOnlyRequiredFromCommonJs.join('|')})/.+\\.js$`]: ['@swc/jest', { jsc: { target: 'es2023' }, module: { type: 'commonjs' } }],
   },
   transformIgnorePatterns: [`node_modules/(?!(${esmOnlyRequiredFromCommonJs.join('|')})/)`],
   globalSetup: '<rootDir>/test/support/global-setup.mjs',

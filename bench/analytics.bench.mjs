@@ -41,7 +41,13 @@ async function main() {
   log(`database ${name} on ${server.embedded ? 'an embedded PostgreSQL' : "DATABASE_URL's server"}`);
   let app;
   try {
-    const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: dataDir, SERVER_SECRET: 'bench-server-secret-bench-server-secret', KEY_ACTIVATION_DELAY_SECONDS: '0' });
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: dataDir,
+      SERVER_SECRET: 'bench-server-secret-bench-server-secret',
+      KEY_ACTIVATION_DELAY_SECONDS: '0',
+    });
     app = await createApp(config, url); // applies the migrations
     const credentials = app.get(PartnerCredentialsService);
     const measured = await credentials.createPartner('Benchmark partner', ['textapp:analytics:read']);
@@ -60,18 +66,24 @@ async function main() {
       const sizes = await tableSizes(db);
       const latencies = await measure(app, await tokenFor(app, measured), RUNS);
       const sample = await report(app, await tokenFor(app, measured));
-      console.log(JSON.stringify({
-        activity_rows: sizes.reading_activity,
-        reader_day_rows: sizes.reading_reader_days,
-        chapter_day_rows: sizes.reading_chapter_days,
-        novel_progress_rows: sizes.novel_progress,
-        measured_partner_rows_in_period: ROWS,
-        events_per_chapter_day: EVENTS,
-        period: `${MONTH.start}..${MONTH.end}`,
-        runs: RUNS,
-        latency_ms: latencies,
-        report: { ...sample, ending_distribution: `${sample.ending_distribution.length} rows` },
-      }, null, 2));
+      console.log(
+        JSON.stringify(
+          {
+            activity_rows: sizes.reading_activity,
+            reader_day_rows: sizes.reading_reader_days,
+            chapter_day_rows: sizes.reading_chapter_days,
+            novel_progress_rows: sizes.novel_progress,
+            measured_partner_rows_in_period: ROWS,
+            events_per_chapter_day: EVENTS,
+            period: `${MONTH.start}..${MONTH.end}`,
+            runs: RUNS,
+            latency_ms: latencies,
+            report: { ...sample, ending_distribution: `${sample.ending_distribution.length} rows` },
+          },
+          null,
+          2,
+        ),
+      );
     } finally {
       await db.end();
     }

@@ -87,5 +87,9 @@ export class DatabaseMeter {
  */
 function difference(start: DatabaseReading, end: DatabaseReading): DatabaseUse {
   const diff = (a: number | null, b: number | null) => (a !== null && b !== null && b >= a ? b - a : null);
-  return { cpuMs: diff(start.cpuMs, end.cpuMs), statements: diff(start.statements, end.statements), transactionControl: diff(start.transactionControl, end.transactionControl) };
+  return {
+    cpuMs: diff(start.cpuMs, end.cpuMs),
+    statements: diff(start.statements, end.statements),
+    transactionControl: diff(start.transactionControl, end.transactionControl),
+  };
 }

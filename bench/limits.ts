@@ -58,7 +58,12 @@ export class LimitProbes {
   static async start(root: string, databaseUrl: string, track: (server: RunningServer) => void): Promise<LimitProbes> {
     const servers = new Map<LimitProbeKey, RunningServer>();
     for (const probe of PROBES) {
-      const server = await startServer({ name: probe.key, script: join(root, 'dist/bench/probes', probe.script), env: { DATABASE_URL: databaseUrl }, port: await freePort() });
+      const server = await startServer({
+        name: probe.key,
+        script: join(root, 'dist/bench/probes', probe.script),
+        env: { DATABASE_URL: databaseUrl },
+        port: await freePort(),
+      });
       track(server);
       servers.set(probe.key, server);
     }
@@ -102,7 +107,9 @@ export function attachLimits(results: EndpointResult[], scenarios: readonly Scen
 /** "0.31× the json probe (…) | statements …": the line per endpoint against the limit. */
 export function limitLine(result: EndpointResult): string {
   const s = result.service!;
-  const limit = result.limit ? `${result.limit.fraction.toFixed(2)}× the ${result.limit.probe} probe (${s.requestsPerSecond} of ${result.limit.probeRequestsPerSecond} req/s)` : 'no limit probe';
+  const limit = result.limit
+    ? `${result.limit.fraction.toFixed(2)}× the ${result.limit.probe} probe (${s.requestsPerSecond} of ${result.limit.probeRequestsPerSecond} req/s)`
+    : 'no limit probe';
   return `${limit} | ${databaseFigures(s)}`;
 }
 
@@ -113,6 +120,9 @@ export function limitLine(result: EndpointResult): string {
  * in parallel on several connections are still one round trip each.
  */
 export function databaseFigures(f: ServerFigures): string {
-  const statements = f.statementsPerRequest === null ? 'statements n/a (no pg_stat_statements)' : `${f.statementsPerRequest.toFixed(2)} statements and round trips per request (of which BEGIN/COMMIT ${f.transactionControlPerRequest?.toFixed(2)})`;
+  const statements =
+    f.statementsPerRequest === null
+      ? 'statements n/a (no pg_stat_statements)'
+      : `${f.statementsPerRequest.toFixed(2)} statements and round trips per request (of which BEGIN/COMMIT ${f.transactionControlPerRequest?.toFixed(2)})`;
   return `${statements}, PostgreSQL CPU ${f.postgresCpuMsPerRequest?.toFixed(3) ?? 'n/a'} ms per request`;
 }

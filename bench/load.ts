@@ -83,10 +83,13 @@ export async function loadEndpoint(
   const baselineProbe = await probe(baseline, scenario.request(0, rotation));
   const withBaseline = !baselineProbe.routeMissing;
   if (!withBaseline) log(`bench: ${scenario.label}: the baseline has no such route: service measured alone`);
-  else if (baselineProbe.status >= 300) log(`bench: ${scenario.label}: the baseline's probe answered ${baselineProbe.status} ${baselineProbe.body.slice(0, 300)}`);
+  else if (baselineProbe.status >= 300)
+    log(`bench: ${scenario.label}: the baseline's probe answered ${baselineProbe.status} ${baselineProbe.body.slice(0, 300)}`);
   const bodiesDiffer = withBaseline && !sameAnswer(serviceProbe, baselineProbe);
   if (bodiesDiffer) {
-    log(`bench: ${scenario.label}: the two servers answer the same request differently:\n  service  ${serviceProbe.body.slice(0, 400)}\n  baseline ${baselineProbe.body.slice(0, 400)}`);
+    log(
+      `bench: ${scenario.label}: the two servers answer the same request differently:\n  service  ${serviceProbe.body.slice(0, 400)}\n  baseline ${baselineProbe.body.slice(0, 400)}`,
+    );
   }
 
   const targets = withBaseline ? [service, baseline] : [service];
@@ -106,17 +109,22 @@ export async function loadEndpoint(
     baseline: baselineFigures,
     ratio: baselineFigures ? round3(serviceFigures.requestsPerSecond / baselineFigures.requestsPerSecond) : undefined,
     p99Ratio: baselineFigures ? round3(serviceFigures.p99Ms / baselineFigures.p99Ms) : undefined,
-    cpuRatio: baselineFigures?.cpuMsPerRequest && serviceFigures.cpuMsPerRequest ? round3(serviceFigures.cpuMsPerRequest / baselineFigures.cpuMsPerRequest) : undefined,
+    cpuRatio:
+      baselineFigures?.cpuMsPerRequest && serviceFigures.cpuMsPerRequest ? round3(serviceFigures.cpuMsPerRequest / baselineFigures.cpuMsPerRequest) : undefined,
     note: !withBaseline ? 'the baseline has no such route' : bodiesDiffer ? 'the baseline answers the probe with another body (see the log)' : undefined,
     singleClient,
   };
   log(
     `bench: ${scenario.label.padEnd(46)} service ${fmt(serviceFigures)}` +
-      (baselineFigures ? ` | baseline ${fmt(baselineFigures)} | ratio ${result.ratio!.toFixed(2)}, p99 ×${result.p99Ratio!.toFixed(2)}, CPU ×${result.cpuRatio?.toFixed(2) ?? '?'}` : ''),
+      (baselineFigures
+        ? ` | baseline ${fmt(baselineFigures)} | ratio ${result.ratio!.toFixed(2)}, p99 ×${result.p99Ratio!.toFixed(2)}, CPU ×${result.cpuRatio?.toFixed(2) ?? '?'}`
+        : ''),
   );
   if (singleClient) {
     const show = (l: SingleClientLatency) => `p50 ${l.p50Ms} p99 ${l.p99Ms} ms`;
-    log(`bench: ${scenario.label.padEnd(46)} one request at a time: service ${show(singleClient.service)}${singleClient.baseline ? ` | baseline ${show(singleClient.baseline)}` : ''}`);
+    log(
+      `bench: ${scenario.label.padEnd(46)} one request at a time: service ${show(singleClient.service)}${singleClient.baseline ? ` | baseline ${show(singleClient.baseline)}` : ''}`,
+    );
   }
   return result;
 }
@@ -184,7 +192,14 @@ export interface RunFigures {
 }
 
 /** One autocannon run against one server; latencies are kept exactly (autocannon's own histogram rounds to whole ms). */
-async function run(target: RunningServer, scenario: Scenario, rotation: Rotation, connections: number, seconds: number, meter?: DatabaseMeter): Promise<RunFigures> {
+async function run(
+  target: RunningServer,
+  scenario: Scenario,
+  rotation: Rotation,
+  connections: number,
+  seconds: number,
+  meter?: DatabaseMeter,
+): Promise<RunFigures> {
   let next = 0;
   const databaseAtStart = await meter?.read();
   const loadAtStart = process.cpuUsage();
@@ -231,7 +246,8 @@ async function run(target: RunningServer, scenario: Scenario, rotation: Rotation
     errors: result.errors + result.timeouts,
     statusCodes,
     rss,
-    database: meter && databaseAtStart && databaseAtEnd ? meter.between(databaseAtStart, databaseAtEnd) : { cpuMs: null, statements: null, transactionControl: null },
+    database:
+      meter && databaseAtStart && databaseAtEnd ? meter.between(databaseAtStart, databaseAtEnd) : { cpuMs: null, statements: null, transactionControl: null },
     loadCpuMs: (loadUse.user + loadUse.system) / 1000,
   };
 }
@@ -286,7 +302,11 @@ function sameAnswer(a: ProbeResult, b: ProbeResult): boolean {
   const strip = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(strip);
     if (value && typeof value === 'object') {
-      return Object.fromEntries(Object.entries(value).filter(([key]) => !volatile.has(key)).map(([key, v]) => [key, strip(v)]));
+      return Object.fromEntries(
+        Object.entries(value)
+          .filter(([key]) => !volatile.has(key))
+          .map(([key, v]) => [key, strip(v)]),
+      );
     }
     return value;
   };

@@ -45,7 +45,9 @@ export async function measureLongPolls(url: string, env: Record<string, string>,
     for (let seq = 0; seq < events; seq++) {
       const readsBefore = reads;
       const waiting = Array.from({ length: polls }, (_, i) =>
-        fetch(`${origin}/platform/v1/events?after=${seq}&wait=30`, { headers: { authorization: `Bearer ${tokens[i % tokens.length]}` } }).then((r) => r.json() as Promise<{ data?: unknown[] }>),
+        fetch(`${origin}/platform/v1/events?after=${seq}&wait=30`, { headers: { authorization: `Bearer ${tokens[i % tokens.length]}` } }).then(
+          (r) => r.json() as Promise<{ data?: unknown[] }>,
+        ),
       );
       // Every poll has made its own first read and waits.
       while (reads < readsBefore + polls) await sleep(20);

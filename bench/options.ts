@@ -75,7 +75,14 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     quick,
     profile: flags.get('profile') === 'true',
     keep: flags.get('keep') === 'true',
-    only: flags.has('only') ? new Set(flags.get('only')!.split(',').map((s) => s.trim())) : undefined,
+    only: flags.has('only')
+      ? new Set(
+          flags
+            .get('only')!
+            .split(',')
+            .map((s) => s.trim()),
+        )
+      : undefined,
     size: quick ? QUICK : FULL,
     durationSeconds: number('duration', quick ? 2 : 10),
     warmupSeconds: number('warmup', quick ? 1 : 3),

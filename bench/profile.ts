@@ -94,7 +94,11 @@ function areaOf(url: string): string {
   return url;
 }
 
-const shorten = (url: string) => url.replace(/^file:\/\//, '').replace(/^.*node_modules\//, '').replace(/^.*\/dist\//, 'dist/');
+const shorten = (url: string) =>
+  url
+    .replace(/^file:\/\//, '')
+    .replace(/^.*node_modules\//, '')
+    .replace(/^.*\/dist\//, 'dist/');
 
 /** `node dist/bench/profile.js FILE.cpuprofile [TOP] [SKIP_MS]`: prints the summary of one profile. */
 if (process.argv[1]?.endsWith('/profile.js') && process.argv[2]) {

@@ -60,7 +60,13 @@ export function writeReport(input: ReportInput): { json: string; svg: string } {
   const document = {
     started_at: input.startedAt.toISOString(),
     command: commandOf(input.options),
-    machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30), load_average_at_end: loadavg().map((n) => Math.round(n * 100) / 100), node: process.version },
+    machine: {
+      cpus: cpus().length,
+      cpu_model: cpus()[0]?.model,
+      memory_gb: Math.round(totalmem() / 2 ** 30),
+      load_average_at_end: loadavg().map((n) => Math.round(n * 100) / 100),
+      node: process.version,
+    },
     database: input.database,
     database_idle_per_second: input.databaseIdle,
     settings: {
@@ -93,7 +99,9 @@ export function writeReport(input: ReportInput): { json: string; svg: string } {
   for (const line of backgroundWorkLines(input.webhookBacklog, input.longPolls)) console.log(line);
   for (const check of input.sql) {
     if (check.onlyInService.length || check.onlyInBaseline.length) {
-      console.log(`sql: ${check.key}: statements differ (service only: ${check.onlyInService.length}, baseline only: ${check.onlyInBaseline.length}); see the JSON`);
+      console.log(
+        `sql: ${check.key}: statements differ (service only: ${check.onlyInService.length}, baseline only: ${check.onlyInBaseline.length}); see the JSON`,
+      );
     }
   }
   return { json, svg };
@@ -127,7 +135,10 @@ function checkTargets(results: EndpointResult[], probes: ProbeResult[], tokenCac
   for (const r of measured) {
     const ok = r.ratio === undefined ? null : r.ratio >= TARGETS.minRatio && r.p99Ratio !== undefined && r.p99Ratio <= TARGETS.maxP99Ratio;
     met[r.key] = ok;
-    line(ok, `${r.label}: same-statements ratio ${r.ratio?.toFixed(2) ?? 'n/a'} (≥ ${TARGETS.minRatio}), p99 ×${r.p99Ratio?.toFixed(2) ?? 'n/a'} (≤ ${TARGETS.maxP99Ratio})`);
+    line(
+      ok,
+      `${r.label}: same-statements ratio ${r.ratio?.toFixed(2) ?? 'n/a'} (≥ ${TARGETS.minRatio}), p99 ×${r.p99Ratio?.toFixed(2) ?? 'n/a'} (≤ ${TARGETS.maxP99Ratio})`,
+    );
   }
   for (const r of measured.filter((m) => m.limit)) {
     const { probe, fraction } = r.limit!;
@@ -136,9 +147,14 @@ function checkTargets(results: EndpointResult[], probes: ProbeResult[], tokenCac
     line(fraction >= minimum, `${r.label}: ${fraction.toFixed(2)}× the ${probe} probe (≥ ${minimum})`);
   }
   checkStatements(measured, met, line);
-  const failed = [...measured.map((r) => ({ label: r.label, f: r.service! })), ...probes.map((p) => ({ label: p.label, f: p.figures }))].filter(({ f }) => f.non2xx + f.errors > 0);
+  const failed = [...measured.map((r) => ({ label: r.label, f: r.service! })), ...probes.map((p) => ({ label: p.label, f: p.figures }))].filter(
+    ({ f }) => f.non2xx + f.errors > 0,
+  );
   met.non2xx = measured.length ? failed.length === 0 : null;
-  line(met.non2xx, `zero non-2xx answers and errors: ${failed.length === 0 ? 'none' : failed.map(({ label, f }) => `${label} ${f.non2xx} non-2xx, ${f.errors} errors`).join('; ')}`);
+  line(
+    met.non2xx,
+    `zero non-2xx answers and errors: ${failed.length === 0 ? 'none' : failed.map(({ label, f }) => `${label} ${f.non2xx} non-2xx, ${f.errors} errors`).join('; ')}`,
+  );
   const engagement = measured.find((r) => r.key === 'engagement');
   if (engagement?.singleClient) {
     // The latency one caller sees; under the scenario's concurrent load it also queues for the machine's cores.
@@ -174,10 +190,16 @@ function checkStatements(measured: EndpointResult[], met: Record<string, boolean
   const reads = counted.filter((r) => r.limit!.probe !== 'upsert');
   const mean = reads.reduce((n, r) => n + r.service!.statementsPerRequest!, 0) / reads.length;
   met.statements_per_hot_read = reads.length ? mean <= TARGETS.maxStatementsPerHotRead : null;
-  line(met.statements_per_hot_read, `statements per hot read: ${mean.toFixed(2)} on average (≤ ${TARGETS.maxStatementsPerHotRead}; ${reads.map(perRequest).join(', ')})`);
+  line(
+    met.statements_per_hot_read,
+    `statements per hot read: ${mean.toFixed(2)} on average (≤ ${TARGETS.maxStatementsPerHotRead}; ${reads.map(perRequest).join(', ')})`,
+  );
   for (const write of counted.filter((r) => r.limit!.probe === 'upsert')) {
     met[`${write.key}_statements`] = write.service!.statementsPerRequest! <= TARGETS.maxStatementsPerWrite;
-    line(met[`${write.key}_statements`], `statements per ${write.label}: ${write.service!.statementsPerRequest!.toFixed(3)} (≤ ${TARGETS.maxStatementsPerWrite})`);
+    line(
+      met[`${write.key}_statements`],
+      `statements per ${write.label}: ${write.service!.statementsPerRequest!.toFixed(3)} (≤ ${TARGETS.maxStatementsPerWrite})`,
+    );
   }
 }
 
@@ -193,7 +215,16 @@ export function limitTable(results: EndpointResult[], probes: ProbeResult[]): st
   for (const p of probes) rows.push(row(p.label, p.figures.requestsPerSecond, p.key, `${p.figures.rounds.join(', ')} (rounds)`, '1', p.figures));
   for (const r of results) {
     if (r.status !== 'measured' || !r.service) continue;
-    rows.push(row(r.label, r.service.requestsPerSecond, r.limit?.probe ?? '–', r.limit ? String(r.limit.probeRequestsPerSecond) : '–', r.limit ? r.limit.fraction.toFixed(2) : '–', r.service));
+    rows.push(
+      row(
+        r.label,
+        r.service.requestsPerSecond,
+        r.limit?.probe ?? '–',
+        r.limit ? String(r.limit.probeRequestsPerSecond) : '–',
+        r.limit ? r.limit.fraction.toFixed(2) : '–',
+        r.service,
+      ),
+    );
   }
   // Round trips equal statements with node-postgres: see databaseFigures in limits.ts.
   return rows.join('\n');
@@ -265,7 +296,9 @@ export function chart(results: EndpointResult[], subtitle: string): string {
     }
     if (r.service.non2xx + r.service.errors > 0) parts.push(`<text x="180" y="${y + 33}" fill="#c53030">non-2xx ${r.service.non2xx + r.service.errors}</text>`);
   });
-  parts.push(`<text x="10" y="${height - 12}" fill="#555">Targets: ratio ≥ ${TARGETS.minRatio}, p99 × ≤ ${TARGETS.maxP99Ratio}, zero non-2xx. Ratio = service req/s ÷ baseline req/s, measured side by side.</text>`);
+  parts.push(
+    `<text x="10" y="${height - 12}" fill="#555">Targets: ratio ≥ ${TARGETS.minRatio}, p99 × ≤ ${TARGETS.maxP99Ratio}, zero non-2xx. Ratio = service req/s ÷ baseline req/s, measured side by side.</text>`,
+  );
   parts.push('</svg>');
   return parts.join('\n') + '\n';
 }

@@ -67,7 +67,9 @@ async function main(): Promise<number> {
     const data = await seed(database.url, options.size, SERVER_SECRET, dataDir, join(ROOT, 'catalog/demo/audio'));
     const plans = await explainHotStatements(database.url, data);
     for (const plan of plans) {
-      log(`explain: ${plan.name}: ${plan.nodes.join(' > ')} (${plan.executionMs} ms)${plan.sequentialScans.length ? ` SEQUENTIAL SCAN: ${plan.sequentialScans.join(', ')}` : ''}`);
+      log(
+        `explain: ${plan.name}: ${plan.nodes.join(' > ')} (${plan.executionMs} ms)${plan.sequentialScans.length ? ` SEQUENTIAL SCAN: ${plan.sequentialScans.join(', ')}` : ''}`,
+      );
     }
 
     const service = await startServer({
@@ -137,14 +139,38 @@ async function main(): Promise<number> {
         `another partner's event delivered in ${webhookBacklog.otherPartnerDeliveryMs.median} ms median, ${webhookBacklog.otherPartnerDeliveryMs.max} ms at most`,
     );
     const longPolls = await measureLongPolls(database.url, serviceEnv, 500, 5);
-    log(`bench: ${longPolls.polls} waiting long polls: ${longPolls.feedReadsPerEvent} feed read per event, last answered ${longPolls.lastAnswerMs.median} ms median after the commit`);
-    const profile = options.profile ? { service: summariseProfiles(profileDir, service.pid), baseline: summariseProfiles(profileDir, baseline.pid) } : undefined;
+    log(
+      `bench: ${longPolls.polls} waiting long polls: ${longPolls.feedReadsPerEvent} feed read per event, last answered ${longPolls.lastAnswerMs.median} ms median after the commit`,
+    );
+    const profile = options.profile
+      ? { service: summariseProfiles(profileDir, service.pid), baseline: summariseProfiles(profileDir, baseline.pid) }
+      : undefined;
     if (profile) log(`bench: CPU profiles in ${profileDir}; summarise one with: node dist/bench/profile.js FILE.cpuprofile [TOP] [SKIP_MS]`);
-    const written = writeReport({ root: ROOT, startedAt, options, database: database.description, databaseIdle, data, results, probes: probeResults, sql, plans, tokenCache, unlockJob, webhookBacklog, longPolls, profile });
+    const written = writeReport({
+      root: ROOT,
+      startedAt,
+      options,
+      database: database.description,
+      databaseIdle,
+      data,
+      results,
+      probes: probeResults,
+      sql,
+      plans,
+      tokenCache,
+      unlockJob,
+      webhookBacklog,
+      longPolls,
+      profile,
+    });
     log(`bench: results written to ${written.json} and ${written.svg}`);
     const bounded = results.filter((r) => r.limit);
     const lowestFraction = bounded.length ? bounded.reduce((a, b) => (b.limit!.fraction < a.limit!.fraction ? b : a)) : undefined;
-    console.log(lowestFraction ? `bench: lowest limit fraction ${lowestFraction.limit!.fraction.toFixed(2)} (${lowestFraction.label})` : 'bench: lowest limit fraction n/a (no bounded endpoint measured)');
+    console.log(
+      lowestFraction
+        ? `bench: lowest limit fraction ${lowestFraction.limit!.fraction.toFixed(2)} (${lowestFraction.label})`
+        : 'bench: lowest limit fraction n/a (no bounded endpoint measured)',
+    );
     const measured = results.filter((r) => r.status === 'measured' && r.ratio !== undefined);
     if (measured.length === 0) {
       console.log('bench: lowest ratio n/a (no endpoint measured)');

@@ -65,15 +65,23 @@ export async function seed(url: string, size: DataSize, serverSecret: string, da
     await seedActivity(db, partnerId, size);
     await step('VACUUM ANALYZE', () => db.query('VACUUM ANALYZE'));
     const rowCounts = await countRows(db);
-    log(`seed: done in ${seconds(started)} s: ${Object.entries(rowCounts).map(([t, n]) => `${t} ${n.toLocaleString('en')}`).join(', ')}`);
-    const novelIds = (await db.query<{ id: string }>(`SELECT id FROM novels WHERE environment = 'live' AND status = 'published' ORDER BY id`)).rows.map((r) => r.id);
+    log(
+      `seed: done in ${seconds(started)} s: ${Object.entries(rowCounts)
+        .map(([t, n]) => `${t} ${n.toLocaleString('en')}`)
+        .join(', ')}`,
+    );
+    const novelIds = (await db.query<{ id: string }>(`SELECT id FROM novels WHERE environment = 'live' AND status = 'published' ORDER BY id`)).rows.map(
+      (r) => r.id,
+    );
     const readers = (
       await db.query<{ subscriber_id: string; novel_id: string; chapter_number: number }>(
         `SELECT subscriber_id, novel_id, chapter_number FROM (${LISTENERS_NOW}) AS sample`,
         [partnerId],
       )
     ).rows.map((r) => ({ subscriberId: r.subscriber_id, novelId: r.novel_id, chapterNumber: r.chapter_number }));
-    const { rows: [period] } = await db.query<{ start: string; end: string }>(
+    const {
+      rows: [period],
+    } = await db.query<{ start: string; end: string }>(
       `SELECT to_char((now() AT TIME ZONE 'UTC')::date - ${ACTIVITY_DAYS}, 'YYYY-MM-DD') AS start, to_char((now() AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS end`,
     );
     return { partnerId, credentials, novelIds, readers, period, rowCounts };
@@ -98,7 +106,11 @@ async function seedCredentials(db: pg.Client, partnerId: string, count: number, 
     `INSERT INTO credentials (client_id, partner_id, secret_hash, scopes, environment)
      SELECT c.client_id, $1, decode(c.secret_hash, 'hex'), $3::text[], 'live'
        FROM jsonb_to_recordset($2::jsonb) AS c(client_id text, secret_hash text)`,
-    [partnerId, JSON.stringify(credentials.map((c) => ({ client_id: c.clientId, secret_hash: secrets.hashSecret(c.clientSecret).toString('hex') }))), [...SCOPES]],
+    [
+      partnerId,
+      JSON.stringify(credentials.map((c) => ({ client_id: c.clientId, secret_hash: secrets.hashSecret(c.clientSecret).toString('hex') }))),
+      [...SCOPES],
+    ],
   );
   log(`seed: partner ${partnerId} with ${count} credentials (every scope)`);
   return credentials;
@@ -115,7 +127,9 @@ interface BenchAudio {
  * serve 30 000 chapters and the issued stream URLs can really be fetched.
  */
 function storeBenchAudio(dataDir: string, sourceDir: string, chapters: number): BenchAudio {
-  const sources = readdirSync(sourceDir).filter((f) => f.endsWith('.mp3')).sort();
+  const sources = readdirSync(sourceDir)
+    .filter((f) => f.endsWith('.mp3'))
+    .sort();
   if (sources.length === 0) throw new Error(`no mp3 in ${sourceDir}`);
   const target = join(dataDir, 'media', BENCH_AUDIO_PREFIX);
   mkdirSync(target, { recursive: true });
@@ -322,7 +336,7 @@ async function seedActivity(db: pg.Client, partnerId: string, size: DataSize): P
  * which runs second.
  */
 async function recordListeningNow(db: pg.Client, partnerId: string): Promise<void> {
-  await step('the sampled listeners\' latest saves (positions and activity, now)', () =>
+  await step("the sampled listeners' latest saves (positions and activity, now)", () =>
     db.query(
       `WITH listener AS (${LISTENERS_NOW}),
             saved AS (

@@ -34,7 +34,13 @@ const PER_REQUEST_THRESHOLD = 0.9;
  * PostgreSQL ran meanwhile, so the report shows whether the baseline really runs the
  * service's SQL (the baseline copies the service's statements; this is how drift shows).
  */
-export async function statementsPerRequest(url: string, scenario: Scenario, rotation: Rotation, service: RunningServer, baseline: RunningServer): Promise<SqlComparison> {
+export async function statementsPerRequest(
+  url: string,
+  scenario: Scenario,
+  rotation: Rotation,
+  service: RunningServer,
+  baseline: RunningServer,
+): Promise<SqlComparison> {
   const db = new pg.Client({ connectionString: url });
   await db.connect();
   try {

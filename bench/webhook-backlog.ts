@@ -63,7 +63,9 @@ async function timeClaims(
   db: pg.Client,
   backlog: number,
 ): Promise<WebhookBacklogCheck['claimMs']> {
-  const context = await NestFactory.createApplicationContext(AppModule.forRoot({ config, databaseUrl: url, metrics: new HttpMetrics() }), { logger: ['error'] });
+  const context = await NestFactory.createApplicationContext(AppModule.forRoot({ config, databaseUrl: url, metrics: new HttpMetrics() }), {
+    logger: ['error'],
+  });
   try {
     const endpoints = context.get(WebhookEndpointsService);
     const endpointA = await endpoints.create(a, slowUrl, ['novel.finished']);
@@ -78,7 +80,10 @@ async function timeClaims(
       await repository.claimDue(64, config.webhookPartnerConcurrency, 20_000);
       times.push(performance.now() - started);
       // Give the leases back, so every claim meets the same backlog.
-      await db.query(`UPDATE webhook_deliveries SET claim_token = NULL, next_attempt_at = now() - interval '1 hour' WHERE partner_id IN ($1, $2) AND claim_token IS NOT NULL`, [a.partnerId, b.partnerId]);
+      await db.query(
+        `UPDATE webhook_deliveries SET claim_token = NULL, next_attempt_at = now() - interval '1 hour' WHERE partner_id IN ($1, $2) AND claim_token IS NOT NULL`,
+        [a.partnerId, b.partnerId],
+      );
     }
     return { median: round(percentile(times, 0.5)), p99: round(percentile(times, 0.99)) };
   } finally {

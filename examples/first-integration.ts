@@ -5,7 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { text } from 'node:stream/consumers';
 import { PartnerClient, fileCheckpoint, verifyWebhook, type PartnerEvent } from '../sdk/src/index.js'; // in your project: '@partner-reading/sdk'
 
-const sdk = new PartnerClient({ environment: 'sandbox', baseUrl: process.env.BASE_URL!, clientId: process.env.CLIENT_ID!, clientSecret: process.env.CLIENT_SECRET! });
+const sdk = new PartnerClient({
+  environment: 'sandbox',
+  baseUrl: process.env.BASE_URL!,
+  clientId: process.env.CLIENT_ID!,
+  clientSecret: process.env.CLIENT_SECRET!,
+});
 const reader = `reader-${Date.now()}`;
 
 // Webhooks: verify each delivery with the endpoint's secret, answer 400 to anything that does not verify.
@@ -13,7 +18,9 @@ let secret = '';
 let received: (event: PartnerEvent) => void;
 const finished = new Promise<PartnerEvent>((resolve) => (received = resolve));
 const receiver = createServer(async (request, response) => {
-  const event = await text(request).then((body) => verifyWebhook(secret, body, request.headers)).catch(() => undefined);
+  const event = await text(request)
+    .then((body) => verifyWebhook(secret, body, request.headers))
+    .catch(() => undefined);
   response.writeHead(event ? 204 : 400).end();
   if (event) received(event);
 });

@@ -40,10 +40,9 @@ async function main(argv: string[]): Promise<number> {
     const database = await locateDatabase(config, (line) => process.stderr.write(`${line}\n`));
     release = database.release;
     await checkDatabaseReachable(database.url);
-    context = await NestFactory.createApplicationContext(
-      AppModule.forRoot({ config, databaseUrl: database.url, metrics: new HttpMetrics() }),
-      { logger: ['error'] },
-    );
+    context = await NestFactory.createApplicationContext(AppModule.forRoot({ config, databaseUrl: database.url, metrics: new HttpMetrics() }), {
+      logger: ['error'],
+    });
     const result = await command.run(context, input);
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     return 0;

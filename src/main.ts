@@ -21,8 +21,7 @@ async function main(): Promise<void> {
   // A SERVER_SECRET the database was not set up with is found while the modules start.
   const app = await exitOnConfigError(() => createApp(config, database.url), database.release);
   await app.listen({ port: config.port, host: config.host });
-  const metricsServer =
-    typeof config.metricsPort === 'number' ? await startMetricsServer(app.get(HttpMetrics), config.host, config.metricsPort) : undefined;
+  const metricsServer = typeof config.metricsPort === 'number' ? await startMetricsServer(app.get(HttpMetrics), config.host, config.metricsPort) : undefined;
   printWelcome(config);
   // Graceful stop: finish in-flight requests and webhook attempts, close the pool, then
   // stop the embedded database if this process started it.

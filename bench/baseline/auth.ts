@@ -1,4 +1,15 @@
-import { createDecipheriv, createHmac, createPrivateKey, createPublicKey, hkdfSync, randomUUID, sign, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
+import {
+  createDecipheriv,
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  hkdfSync,
+  randomUUID,
+  sign,
+  timingSafeEqual,
+  verify,
+  type KeyObject,
+} from 'node:crypto';
 import type pg from 'pg';
 import { CREDENTIAL, RATE_LIMIT_LEVEL, SIGNING_KEYS } from './sql.js';
 
@@ -49,7 +60,9 @@ export class Tokens {
   }
 
   async loadKeys(): Promise<void> {
-    const { rows } = await this.pool.query<{ kid: string; public_jwk: Record<string, unknown>; sealed_private_key: string; signs_from: Date }>(SIGNING_KEYS, ['platform']);
+    const { rows } = await this.pool.query<{ kid: string; public_jwk: Record<string, unknown>; sealed_private_key: string; signs_from: Date }>(SIGNING_KEYS, [
+      'platform',
+    ]);
     this.keys = rows
       .map((row) => ({
         kid: row.kid,
@@ -87,7 +100,10 @@ export class Tokens {
     if (colon <= 0) return null;
     const clientId = decodeURIComponent(decoded.slice(0, colon));
     const clientSecret = decodeURIComponent(decoded.slice(colon + 1));
-    const { rows: budget } = await this.pool.query({ ...RATE_LIMIT_LEVEL, values: [`token-failure:${clientId}:${address}`, TOKEN_FAILURES_PER_MINUTE, TOKEN_FAILURES_PER_MINUTE / 60] });
+    const { rows: budget } = await this.pool.query({
+      ...RATE_LIMIT_LEVEL,
+      values: [`token-failure:${clientId}:${address}`, TOKEN_FAILURES_PER_MINUTE, TOKEN_FAILURES_PER_MINUTE / 60],
+    });
     if (budget.length === 1 && (budget[0].level as number) < 1) return 'rate_limited';
     const { rows } = await this.pool.query({ ...CREDENTIAL, values: [clientId] });
     const credential = rows[0] as { partnerId: string; secretHash: Buffer; scopes: string[]; environment: string; revokedAt: Date | null } | undefined;
@@ -123,9 +139,15 @@ export class Tokens {
       const claims = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as Record<string, unknown>;
       const key = this.keys.find((k) => k.kid === header.kid);
       if (header.alg !== 'ES256' || !key) return null;
-      const ok = verify('sha256', Buffer.from(`${parts[0]}.${parts[1]}`), { key: key.publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(parts[2], 'base64url'));
+      const ok = verify(
+        'sha256',
+        Buffer.from(`${parts[0]}.${parts[1]}`),
+        { key: key.publicKey, dsaEncoding: 'ieee-p1363' },
+        Buffer.from(parts[2], 'base64url'),
+      );
       const now = Date.now() / 1000;
-      if (!ok || claims.iss !== this.issuer || claims.aud !== this.audience || typeof claims.exp !== 'number' || claims.exp + CLOCK_SKEW_SECONDS <= now) return null;
+      if (!ok || claims.iss !== this.issuer || claims.aud !== this.audience || typeof claims.exp !== 'number' || claims.exp + CLOCK_SKEW_SECONDS <= now)
+        return null;
       return {
         clientId: String(claims.client_id),
         partnerId: String(claims.partner_id),

@@ -58,7 +58,8 @@ app.get('/health/live', async () => ({ status: 'ok' }));
 async function authorize(request: FastifyRequest, ...anyOf: string[]): Promise<Principal> {
   const principal = await tokens.principal(request.headers.authorization);
   if (!principal || principal.environment !== 'live') throw new Failure(401, 'invalid_token', 'The access token is missing, invalid or expired.');
-  if (anyOf.length > 0 && !anyOf.some((scope) => principal.scopes.has(scope))) throw new Failure(403, 'insufficient_scope', `The token needs one of: ${anyOf.join(', ')}.`);
+  if (anyOf.length > 0 && !anyOf.some((scope) => principal.scopes.has(scope)))
+    throw new Failure(403, 'insufficient_scope', `The token needs one of: ${anyOf.join(', ')}.`);
   return principal;
 }
 
@@ -226,7 +227,9 @@ app.get('/v1/subscriber/:id/reading-progress', async (request) => {
         title: novel.title,
         started_at: progress.startedAt.toISOString(),
         current_chapter: progress.currentChapter,
-        unlocked_chapters: progress.finishedAt ? novel.totalChapters : releasedChapterCount(progress.startedAt.getTime(), earlyAccess, novel.totalChapters, now),
+        unlocked_chapters: progress.finishedAt
+          ? novel.totalChapters
+          : releasedChapterCount(progress.startedAt.getTime(), earlyAccess, novel.totalChapters, now),
         total_chapters: novel.totalChapters,
         finished_at: progress.finishedAt?.toISOString() ?? null,
         chosen_choice_id: progress.chosenChoiceId,
@@ -271,7 +274,8 @@ app.put('/v1/subscribers/:id/playback-position', async (request) => {
   const chapterId = body.chapter_id;
   const seconds = body.position_seconds;
   if (typeof chapterId !== 'string' || chapterId.length < 1 || chapterId.length > 120) throw invalid('chapter_id must be 1 to 120 characters');
-  if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 0 || seconds > 86_400) throw invalid('position_seconds must be an integer from 0 to 86400');
+  if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 0 || seconds > 86_400)
+    throw invalid('position_seconds must be an integer from 0 to 86400');
   const prefix = `${id}-ch`;
   const digits = chapterId.startsWith(prefix) ? chapterId.slice(prefix.length) : '';
   if (!/^[1-9]\d{0,8}$/.test(digits)) throw invalid(`chapter_id must name a chapter of novel "${id}" as ${id}-ch1, ${id}-ch2, …`);
@@ -279,7 +283,13 @@ app.put('/v1/subscribers/:id/playback-position', async (request) => {
   const novel = publishedNovel(id);
   if (chapter > novel.totalChapters) throw invalid(`chapter_id "${chapterId}" names no chapter of novel "${id}": it has ${novel.totalChapters}.`);
   const now = Date.now();
-  const reader = [...subscriberParameters(principal.partnerId, subscriber), id, new Date(releaseCutoff(chapter, true, now)), new Date(releaseCutoff(chapter, false, now)), chapter];
+  const reader = [
+    ...subscriberParameters(principal.partnerId, subscriber),
+    id,
+    new Date(releaseCutoff(chapter, true, now)),
+    new Date(releaseCutoff(chapter, false, now)),
+    chapter,
+  ];
   let [row] = await prepared(sql.UPSERT_POSITION_IF_LISTENING_RECORDED, [...reader, new Date(now), seconds]);
   if (row.chapter_number === null && row.released) [row] = await prepared(sql.UPSERT_LISTENING_IF_RELEASED, [...reader, seconds, new Date(now), 'audio']);
   if (row.chapter_number === null) {
@@ -361,7 +371,15 @@ app.get('/v1/novels/:id/chapters/:n/stream', async (request) => {
   const key = chapter.audioKey;
   const issuedAt = Math.floor(Date.now() / 1000);
   const expires = issuedAt + STREAM_URL_TTL_SECONDS;
-  await audit({ partnerId: principal.partnerId, clientId: principal.clientId, subscriberId: subscriber, novelId: id, chapterNumber: n, issuedAt: new Date(issuedAt * 1000), expiresAt: new Date(expires * 1000) });
+  await audit({
+    partnerId: principal.partnerId,
+    clientId: principal.clientId,
+    subscriberId: subscriber,
+    novelId: id,
+    chapterNumber: n,
+    issuedAt: new Date(issuedAt * 1000),
+    expiresAt: new Date(expires * 1000),
+  });
   return {
     stream_url: `${publicBaseUrl}/media/${key}?expires=${expires}&signature=${signMediaUrl(key, expires)}`,
     expires_in: STREAM_URL_TTL_SECONDS,
@@ -371,7 +389,9 @@ app.get('/v1/novels/:id/chapters/:n/stream', async (request) => {
 });
 
 app.register(async (scope) => {
-  scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => done(null, new URLSearchParams(body as string)));
+  scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
+    done(null, new URLSearchParams(body as string)),
+  );
   scope.post('/platform/v1/oauth2/token', async (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     const form = request.body as URLSearchParams | undefined;
@@ -402,7 +422,9 @@ app.get('/v1/analytics/engagement', async (request) => {
     active_readers: reading.active_readers,
     avg_chapters_read_per_active_reader: ratio(reading.chapters_read as number, reading.active_readers as number, 2),
     completion_rate: ratio(novels.finished as number, novels.started as number, 4),
-    ending_distribution: endings.filter((e) => (e.count as number) >= 20).map((e) => ({ novel_id: e.novelId, choice_id: e.choiceId, label: e.label, count: e.count })),
+    ending_distribution: endings
+      .filter((e) => (e.count as number) >= 20)
+      .map((e) => ({ novel_id: e.novelId, choice_id: e.choiceId, label: e.label, count: e.count })),
     minimum_cohort_size: 20,
     generated_at: new Date().toISOString(),
   };

@@ -10,7 +10,11 @@
  */
 
 /** Feature lists of src/modules/entitlements/domain/plans.ts (FEATURE_GRANTS). */
-export const FEATURE_PARAMETERS = [['textapp', 'audioapp'], ['audio_standard', 'audio_early'], ['text_early', 'audio_early']];
+export const FEATURE_PARAMETERS = [
+  ['textapp', 'audioapp'],
+  ['audio_standard', 'audio_early'],
+  ['text_early', 'audio_early'],
+];
 
 /**
  * The hot statements of TypeOrmReadingProgressRepository and PgPlaybackPositionRepository,
@@ -21,27 +25,35 @@ export const FEATURE_PARAMETERS = [['textapp', 'audioapp'], ['audio_standard', '
  */
 
 /** TypeOrmReadingProgressRepository.findWithFeatures: …, $7 the novel. */
-export const READER = { name: 'reading.progress-with-features', text: `SELECT p.novel_id AS "novelId", p.started_at AS "startedAt", p.current_chapter AS "currentChapter",
+export const READER = {
+  name: 'reading.progress-with-features',
+  text: `SELECT p.novel_id AS "novelId", p.started_at AS "startedAt", p.current_chapter AS "currentChapter",
          p.finished_at AS "finishedAt", p.chosen_choice_id AS "chosenChoiceId", f.reading, f.audio, f."earlyAccess"
     FROM (SELECT coalesce(bool_or(product = ANY ($1)), false) AS reading,
          coalesce(bool_or(internal_plan = ANY ($2)), false) AS audio,
          coalesce(bool_or(internal_plan = ANY ($3)), false) AS "earlyAccess"
     FROM entitlements
    WHERE partner_id = $4 AND environment = $5 AND subscriber_id = $6 AND status = 'active') AS f
-    LEFT JOIN novel_progress p ON p.partner_id = $4 AND p.environment = $5 AND p.subscriber_id = $6 AND p.novel_id = $7` };
+    LEFT JOIN novel_progress p ON p.partner_id = $4 AND p.environment = $5 AND p.subscriber_id = $6 AND p.novel_id = $7`,
+};
 
 /** TypeOrmReadingProgressRepository.listWithFeatures. */
-export const READER_LIST = { name: 'reading.progress-list-with-features', text: `SELECT p.novel_id AS "novelId", p.started_at AS "startedAt", p.current_chapter AS "currentChapter",
+export const READER_LIST = {
+  name: 'reading.progress-list-with-features',
+  text: `SELECT p.novel_id AS "novelId", p.started_at AS "startedAt", p.current_chapter AS "currentChapter",
          p.finished_at AS "finishedAt", p.chosen_choice_id AS "chosenChoiceId", f.reading, f.audio, f."earlyAccess"
     FROM (SELECT coalesce(bool_or(product = ANY ($1)), false) AS reading,
          coalesce(bool_or(internal_plan = ANY ($2)), false) AS audio,
          coalesce(bool_or(internal_plan = ANY ($3)), false) AS "earlyAccess"
     FROM entitlements
    WHERE partner_id = $4 AND environment = $5 AND subscriber_id = $6 AND status = 'active') AS f
-    LEFT JOIN novel_progress p ON p.partner_id = $4 AND p.environment = $5 AND p.subscriber_id = $6 ORDER BY p.started_at DESC, p.novel_id` };
+    LEFT JOIN novel_progress p ON p.partner_id = $4 AND p.environment = $5 AND p.subscriber_id = $6 ORDER BY p.started_at DESC, p.novel_id`,
+};
 
 /** PgPlaybackPositionRepository.findWithReader: …, $7 the novel. */
-export const POSITION_WITH_READER = { name: 'playback.position-with-reader', text: `SELECT pp.chapter_number, pp.position_seconds, pp.updated_at, r.*
+export const POSITION_WITH_READER = {
+  name: 'playback.position-with-reader',
+  text: `SELECT pp.chapter_number, pp.position_seconds, pp.updated_at, r.*
     FROM (SELECT p.novel_id AS "novelId", p.started_at AS "startedAt", p.current_chapter AS "currentChapter",
          p.finished_at AS "finishedAt", p.chosen_choice_id AS "chosenChoiceId", f.reading, f.audio, f."earlyAccess"
     FROM (SELECT coalesce(bool_or(product = ANY ($1)), false) AS reading,
@@ -50,13 +62,16 @@ export const POSITION_WITH_READER = { name: 'playback.position-with-reader', tex
     FROM entitlements
    WHERE partner_id = $4 AND environment = $5 AND subscriber_id = $6 AND status = 'active') AS f
     LEFT JOIN novel_progress p ON p.partner_id = $4 AND p.environment = $5 AND p.subscriber_id = $6 AND p.novel_id = $7) AS r
-    LEFT JOIN playback_positions pp ON pp.partner_id = $4 AND pp.environment = $5 AND pp.subscriber_id = $6 AND pp.novel_id = $7` };
+    LEFT JOIN playback_positions pp ON pp.partner_id = $4 AND pp.environment = $5 AND pp.subscriber_id = $6 AND pp.novel_id = $7`,
+};
 
 /**
  * PgPlaybackPositionRepository.upsertListeningIfReleased, the usual save: …, $7 novel,
  * $8 early-access cutoff, $9 standard cutoff, $10 chapter, $11 time of the write, $12 seconds.
  */
-export const UPSERT_POSITION_IF_LISTENING_RECORDED = { name: 'playback.upsert-position-if-listening-recorded', text: `WITH reader AS (SELECT p.novel_id AS "novelId", p.started_at AS "startedAt", p.current_chapter AS "currentChapter",
+export const UPSERT_POSITION_IF_LISTENING_RECORDED = {
+  name: 'playback.upsert-position-if-listening-recorded',
+  text: `WITH reader AS (SELECT p.novel_id AS "novelId", p.started_at AS "startedAt", p.current_chapter AS "currentChapter",
          p.finished_at AS "finishedAt", p.chosen_choice_id AS "chosenChoiceId", f.reading, f.audio, f."earlyAccess"
     FROM (SELECT coalesce(bool_or(product = ANY ($1)), false) AS reading,
          coalesce(bool_or(internal_plan = ANY ($2)), false) AS audio,
@@ -80,14 +95,17 @@ export const UPSERT_POSITION_IF_LISTENING_RECORDED = { name: 'playback.upsert-po
        AND current_chapter < $10 AND (SELECT "currentChapter" FROM reader) < $10 AND EXISTS (SELECT FROM released) AND EXISTS (SELECT FROM recorded)
   )
   SELECT s.chapter_number, s.position_seconds, s.updated_at, r.*, EXISTS (SELECT FROM released) AS released
-    FROM reader r LEFT JOIN stored s ON true` };
+    FROM reader r LEFT JOIN stored s ON true`,
+};
 
 /**
  * PgPlaybackPositionRepository.upsertListeningIfReleased, the first save of a chapter
  * on a UTC day: …, $7 novel, $8 early-access cutoff, $9 standard cutoff, $10 chapter,
  * $11 seconds, $12 time of the write, $13 the activity kind ('audio').
  */
-export const UPSERT_LISTENING_IF_RELEASED = { name: 'playback.upsert-listening-if-released', text: `WITH reader AS (SELECT p.novel_id AS "novelId", p.started_at AS "startedAt", p.current_chapter AS "currentChapter",
+export const UPSERT_LISTENING_IF_RELEASED = {
+  name: 'playback.upsert-listening-if-released',
+  text: `WITH reader AS (SELECT p.novel_id AS "novelId", p.started_at AS "startedAt", p.current_chapter AS "currentChapter",
          p.finished_at AS "finishedAt", p.chosen_choice_id AS "chosenChoiceId", f.reading, f.audio, f."earlyAccess"
     FROM (SELECT coalesce(bool_or(product = ANY ($1)), false) AS reading,
          coalesce(bool_or(internal_plan = ANY ($2)), false) AS audio,
@@ -109,7 +127,8 @@ export const UPSERT_LISTENING_IF_RELEASED = { name: 'playback.upsert-listening-i
      WHERE partner_id = $4 AND environment = $5 AND subscriber_id = $6 AND novel_id = $7
        AND current_chapter < $10 AND (SELECT "currentChapter" FROM reader) < $10 AND EXISTS (SELECT FROM released)
   )
-  SELECT s.chapter_number, s.position_seconds, s.updated_at, r.* FROM reader r LEFT JOIN stored s ON true` };
+  SELECT s.chapter_number, s.position_seconds, s.updated_at, r.* FROM reader r LEFT JOIN stored s ON true`,
+};
 
 /** PgStreamAuditRepository.appendAll (a batch of the audit rows of concurrent requests). */
 export const APPEND_STREAM_ISSUES = {

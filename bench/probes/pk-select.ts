@@ -6,8 +6,12 @@ const pool = probePool();
 const table = `${PROBE_SCHEMA}.rows`;
 await pool.query(`CREATE SCHEMA IF NOT EXISTS ${PROBE_SCHEMA}`);
 await pool.query(`DROP TABLE IF EXISTS ${table}`);
-await pool.query(`CREATE TABLE ${table} (id integer PRIMARY KEY, novel_id text NOT NULL, chapter_number integer NOT NULL, position_seconds integer NOT NULL, updated_at timestamptz NOT NULL)`);
-await pool.query(`INSERT INTO ${table} SELECT i, 'novel-' || (i % 200), 1 + i % 30, i % 3600, now() FROM generate_series(0, $1::integer - 1) AS i`, [PROBE_ROWS]);
+await pool.query(
+  `CREATE TABLE ${table} (id integer PRIMARY KEY, novel_id text NOT NULL, chapter_number integer NOT NULL, position_seconds integer NOT NULL, updated_at timestamptz NOT NULL)`,
+);
+await pool.query(`INSERT INTO ${table} SELECT i, 'novel-' || (i % 200), 1 + i % 30, i % 3600, now() FROM generate_series(0, $1::integer - 1) AS i`, [
+  PROBE_ROWS,
+]);
 await pool.query(`VACUUM ANALYZE ${table}`);
 
 const app = bareFastify();
@@ -16,6 +20,11 @@ app.get('/probe/:id', async (request, reply) => {
   const { rows } = await pool.query(SELECT, [Number((request.params as { id: string }).id)]);
   if (rows.length === 0) return reply.status(404).send({ error: 'not_found' });
   const row = rows[0];
-  return { novel_id: row.novel_id, chapter_number: row.chapter_number, position_seconds: row.position_seconds, updated_at: (row.updated_at as Date).toISOString() };
+  return {
+    novel_id: row.novel_id,
+    chapter_number: row.chapter_number,
+    position_seconds: row.position_seconds,
+    updated_at: (row.updated_at as Date).toISOString(),
+  };
 });
 await listen(app, pool);

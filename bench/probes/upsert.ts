@@ -6,7 +6,9 @@ const pool = probePool();
 const table = `${PROBE_SCHEMA}.positions`;
 await pool.query(`CREATE SCHEMA IF NOT EXISTS ${PROBE_SCHEMA}`);
 await pool.query(`DROP TABLE IF EXISTS ${table}`);
-await pool.query(`CREATE TABLE ${table} (id integer PRIMARY KEY, novel_id text NOT NULL, chapter_number integer NOT NULL, position_seconds integer NOT NULL, updated_at timestamptz NOT NULL)`);
+await pool.query(
+  `CREATE TABLE ${table} (id integer PRIMARY KEY, novel_id text NOT NULL, chapter_number integer NOT NULL, position_seconds integer NOT NULL, updated_at timestamptz NOT NULL)`,
+);
 
 const app = bareFastify();
 const UPSERT = `INSERT INTO ${table} (id, novel_id, chapter_number, position_seconds, updated_at) VALUES ($1, $2, $3, $4, now())

@@ -35,7 +35,10 @@ function step(title: string, detail?: unknown): void {
 
 function sandboxCredential(): { client_id: string; client_secret: string } {
   if (process.env.CLIENT_ID && process.env.CLIENT_SECRET) return { client_id: process.env.CLIENT_ID, client_secret: process.env.CLIENT_SECRET };
-  const output = execFileSync('npm', ['run', '--silent', 'cli', '--', 'partner:create', '--name', 'Quickstart partner', '--sandbox'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const output = execFileSync('npm', ['run', '--silent', 'cli', '--', 'partner:create', '--name', 'Quickstart partner', '--sandbox'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return JSON.parse(output);
 }
 
@@ -70,9 +73,10 @@ async function webhookReceiver(): Promise<{ url: string; next(matches: (body: An
 
 async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no ${what} within ${ms / 1000} s`)), ms)))]).finally(() =>
-    clearTimeout(timer),
-  );
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no ${what} within ${ms / 1000} s`)), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 async function main(): Promise<void> {
@@ -120,7 +124,10 @@ async function readAndFinish(sdk: PartnerClient<'sandbox'>, secret: string, rece
 
   const novelAndReader = { path: { id: novel.id }, query: { subscriber_id: SUBSCRIBER } };
   const chapters = await sdk.listChapters(novelAndReader);
-  step('Chapters with their release state', chapters.chapters.map((c) => `${c.chapter_number}:${c.status}`));
+  step(
+    'Chapters with their release state',
+    chapters.chapters.map((c) => `${c.chapter_number}:${c.status}`),
+  );
 
   const chapterOne = { path: { id: novel.id, chapterNumber: 1 }, query: { subscriber_id: SUBSCRIBER } };
   const content = await sdk.getChapterContent(chapterOne);

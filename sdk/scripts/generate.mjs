@@ -85,8 +85,20 @@ function operationsSource(document) {
     ];
     entries.push(`  ${id}: { ${fields.join(', ')} },`);
 
-    const needsInput = [{ parameters, requestBody }, ...(sandboxTwin ? [twinInput(document, operations.find((o) => o.id === sandboxTwin))] : [])].some(
-      (shape) => shape.parameters.some((parameter) => parameter.in === 'path' || (parameter.in === 'query' && parameter.required)) || Boolean(shape.requestBody?.required),
+    const needsInput = [
+      { parameters, requestBody },
+      ...(sandboxTwin
+        ? [
+            twinInput(
+              document,
+              operations.find((o) => o.id === sandboxTwin),
+            ),
+          ]
+        : []),
+    ].some(
+      (shape) =>
+        shape.parameters.some((parameter) => parameter.in === 'path' || (parameter.in === 'query' && parameter.required)) ||
+        Boolean(shape.requestBody?.required),
     );
     const scopes = operation['x-required-scopes']?.anyOf;
     const doc = [

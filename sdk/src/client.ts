@@ -60,12 +60,15 @@ export class PartnerClient<E extends Environment = Environment> extends Generate
     if (!options.allowBrowser && typeof (globalThis as { document?: unknown }).document !== 'undefined') {
       throw new Error('PartnerClient holds your client secret: run it on your servers, never in a browser (or pass allowBrowser: true in a test).');
     }
-    if (options.environment !== 'live' && options.environment !== 'sandbox') throw new TypeError(`environment must be 'live' or 'sandbox', not ${JSON.stringify(options.environment)}`);
+    if (options.environment !== 'live' && options.environment !== 'sandbox')
+      throw new TypeError(`environment must be 'live' or 'sandbox', not ${JSON.stringify(options.environment)}`);
     if (!options.baseUrl) throw new TypeError('baseUrl is required: the service origin, such as https://api.example.com');
     if (!options.clientId || !options.clientSecret) throw new TypeError('clientId and clientSecret are required');
     const other = options.environment === 'live' ? 'sbx_' : 'live_';
     if (options.clientId.startsWith(other)) {
-      throw new TypeError(`client id ${options.clientId} is a ${options.environment === 'live' ? 'sandbox' : 'live'} credential: create the client with environment '${options.environment === 'live' ? 'sandbox' : 'live'}'`);
+      throw new TypeError(
+        `client id ${options.clientId} is a ${options.environment === 'live' ? 'sandbox' : 'live'} credential: create the client with environment '${options.environment === 'live' ? 'sandbox' : 'live'}'`,
+      );
     }
     this.environment = options.environment;
     this.baseUrl = new URL(options.baseUrl).toString().replace(/\/+$/, '');
@@ -147,7 +150,10 @@ export class PartnerClient<E extends Environment = Environment> extends Generate
   }
 
   /** Every novel of the catalog matching the filters (`listNovels`, page after page). */
-  novels(query?: Omit<QueryOf<EnvInput<E, 'listNovels'>>, 'page' | 'page_size'>, options?: CallOptions): AsyncGenerator<PageItem<'listNovels', E>, void, undefined> {
+  novels(
+    query?: Omit<QueryOf<EnvInput<E, 'listNovels'>>, 'page' | 'page_size'>,
+    options?: CallOptions,
+  ): AsyncGenerator<PageItem<'listNovels', E>, void, undefined> {
     return this.paginate('listNovels', { query } as unknown as EnvInput<E, 'listNovels'>, options);
   }
 

@@ -33,7 +33,9 @@ export class ApiError extends Error {
     body: unknown;
     headers: Headers;
   }) {
-    super(`${details.method} ${details.url} answered ${details.status} ${details.error}: ${details.errorDescription}${details.requestId ? ` (x-request-id ${details.requestId})` : ''}`);
+    super(
+      `${details.method} ${details.url} answered ${details.status} ${details.error}: ${details.errorDescription}${details.requestId ? ` (x-request-id ${details.requestId})` : ''}`,
+    );
     this.error = details.error;
     this.errorDescription = details.errorDescription;
     this.status = details.status;
@@ -57,7 +59,9 @@ export class ConnectionError extends Error {
   readonly attempts: number;
 
   constructor(details: { operationId: string; method: string; url: string; attempts: number; reason: string; cause: unknown }) {
-    super(`${details.method} ${details.url} failed: ${details.reason} (after ${details.attempts} attempt${details.attempts === 1 ? '' : 's'})`, { cause: details.cause });
+    super(`${details.method} ${details.url} failed: ${details.reason} (after ${details.attempts} attempt${details.attempts === 1 ? '' : 's'})`, {
+      cause: details.cause,
+    });
     this.operationId = details.operationId;
     this.method = details.method;
     this.url = details.url;

@@ -33,7 +33,10 @@ export interface EventFeedOptions {
 }
 
 type FeedPage = Output<'readEventFeed'>;
-type ReadFeed = (query: { after: number; limit: number; wait: number }, options: { signal?: AbortSignal; timeoutMs: number; retry: RetryOptions }) => Promise<FeedPage>;
+type ReadFeed = (
+  query: { after: number; limit: number; wait: number },
+  options: { signal?: AbortSignal; timeoutMs: number; retry: RetryOptions },
+) => Promise<FeedPage>;
 
 /** Pause before re-reading a page that skipped a seq: the one missing may still be committing. */
 const GAP_REREAD_MS = 1_000;

@@ -84,7 +84,13 @@ export class Transport {
       if (response.ok) return { data: decode(response, text), status: response.status, headers: response.headers, requestId };
 
       const error = apiError(response, text, { operationId, method, url, now: this.settings.clock() });
-      if (response.status === 401 && error.error === 'invalid_token' && authorization && (spec.auth === 'platform' || spec.auth === 'kids') && !tokenRefreshed) {
+      if (
+        response.status === 401 &&
+        error.error === 'invalid_token' &&
+        authorization &&
+        (spec.auth === 'platform' || spec.auth === 'kids') &&
+        !tokenRefreshed
+      ) {
         // The token expired early (a clock ahead of ours), or its signing key was retired: once more, with a new one.
         tokenRefreshed = true;
         this.settings.refused(spec.auth, authorization);
@@ -136,7 +142,10 @@ function apiError(response: Response, text: string, context: { operationId: stri
   } catch {
     // Not JSON: a proxy's page, say. Kept as text.
   }
-  const contract = typeof body === 'object' && body !== null && typeof (body as { error?: unknown }).error === 'string' ? (body as { error: string; error_description?: unknown }) : undefined;
+  const contract =
+    typeof body === 'object' && body !== null && typeof (body as { error?: unknown }).error === 'string'
+      ? (body as { error: string; error_description?: unknown })
+      : undefined;
   return new ApiError({
     error: contract?.error ?? 'unexpected_response',
     errorDescription: typeof contract?.error_description === 'string' ? contract.error_description : text.slice(0, 200) || response.statusText,

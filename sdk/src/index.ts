@@ -10,7 +10,19 @@ export { fileCheckpoint, memoryCheckpoint, type Checkpoint, type EventFeedOption
 export { OPERATIONS, type OperationId, type OperationSpec, type PagedOperationId, type SandboxTwins } from './generated/operations.js';
 export type { components, operations, paths, webhooks } from './generated/openapi.js';
 export { DEFAULT_RETRY, type RetryEvent, type RetryOptions } from './retry.js';
-export type { ApiResponse, CallOptions, EnvInput, EnvOutput, EventType, Input, Output, PageItem, PartnerEvent, RoutedOperation, WebhookEvent } from './types.js';
+export type {
+  ApiResponse,
+  CallOptions,
+  EnvInput,
+  EnvOutput,
+  EventType,
+  Input,
+  Output,
+  PageItem,
+  PartnerEvent,
+  RoutedOperation,
+  WebhookEvent,
+} from './types.js';
 export { SDK_VERSION } from './version.js';
 export { verifyWebhook, type WebhookHeaders } from './webhooks.js';
 

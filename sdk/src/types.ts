@@ -15,11 +15,7 @@ type QueryInput<K> = [Slot<K, 'query'>] extends [never]
     ? { query?: Slot<K, 'query'> }
     : { query: Slot<K, 'query'> };
 type Body<K> = Operation<K> extends { requestBody?: infer R } ? (Exclude<R, undefined> extends { content: infer C } ? C[keyof C] : never) : never;
-type BodyInput<K> = [Body<K>] extends [never]
-  ? Nothing
-  : undefined extends Operation<K>['requestBody']
-    ? { body?: Body<K> }
-    : { body: Body<K> };
+type BodyInput<K> = [Body<K>] extends [never] ? Nothing : undefined extends Operation<K>['requestBody'] ? { body?: Body<K> } : { body: Body<K> };
 
 /**
  * What an operation takes, as the document describes it: `path` parameters, `query`
@@ -44,7 +40,8 @@ export type RoutedOperation<E extends Environment, K extends OperationId> = E ex
 export type EnvInput<E extends Environment, K extends OperationId> = RoutedOperation<E, K> extends infer R ? (R extends OperationId ? Input<R> : never) : never;
 
 /** What `K` answers on a client of environment `E`. */
-export type EnvOutput<E extends Environment, K extends OperationId> = RoutedOperation<E, K> extends infer R ? (R extends OperationId ? Output<R> : never) : never;
+export type EnvOutput<E extends Environment, K extends OperationId> =
+  RoutedOperation<E, K> extends infer R ? (R extends OperationId ? Output<R> : never) : never;
 
 /** One item of a paged operation's `data` (on a client of environment `E`). */
 export type PageItem<K extends PagedOperationId, E extends Environment = Environment> = EnvOutput<E, K> extends { data: (infer T)[] } ? T : never;

@@ -5,14 +5,27 @@ import type { OpenAPIObject, SchemaObject } from '@nestjs/swagger';
  * as OpenAPI 3.1 `webhooks`: payloads and the Standard Webhooks headers that sign them.
  */
 const SIGNATURE_HEADERS = [
-  { name: 'webhook-id', description: "The event's id (event_id): the same on every retry, so a receiver drops duplicates by it.", schema: { type: 'string', format: 'uuid' } },
-  { name: 'webhook-timestamp', description: 'Unix seconds of this attempt; Standard Webhooks libraries refuse a timestamp more than five minutes off, against replays.', schema: { type: 'string', pattern: '^\\d+$' } },
+  {
+    name: 'webhook-id',
+    description: "The event's id (event_id): the same on every retry, so a receiver drops duplicates by it.",
+    schema: { type: 'string', format: 'uuid' },
+  },
+  {
+    name: 'webhook-timestamp',
+    description: 'Unix seconds of this attempt; Standard Webhooks libraries refuse a timestamp more than five minutes off, against replays.',
+    schema: { type: 'string', pattern: '^\\d+$' },
+  },
   {
     name: 'webhook-signature',
-    description: '`v1,` then the base64 HMAC-SHA-256 of `webhook-id.webhook-timestamp.body` under the endpoint secret (the key is the base64 after `whsec_`). During a secret rotation two signatures, space-separated; accept either. Verify with any Standard Webhooks library.',
+    description:
+      '`v1,` then the base64 HMAC-SHA-256 of `webhook-id.webhook-timestamp.body` under the endpoint secret (the key is the base64 after `whsec_`). During a secret rotation two signatures, space-separated; accept either. Verify with any Standard Webhooks library.',
     schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$' },
   },
-  { name: 'webhook-sequence', description: "The event's seq in the event feed (GET /platform/v1/events): a gap means a missed event, read the feed from the last seq processed.", schema: { type: 'string', pattern: '^\\d+$' } },
+  {
+    name: 'webhook-sequence',
+    description: "The event's seq in the event feed (GET /platform/v1/events): a gap means a missed event, read the feed from the last seq processed.",
+    schema: { type: 'string', pattern: '^\\d+$' },
+  },
 ].map((header) => ({ ...header, in: 'header' as const, required: true }));
 
 const envelope = (event: string, data: Record<string, SchemaObject>, required: string[]): SchemaObject => ({
@@ -31,11 +44,11 @@ const SUBSCRIBER: SchemaObject = { type: 'string', description: "The partner's s
 const NOVEL: SchemaObject = { type: 'string', description: 'The novel slug.' };
 
 export const WEBHOOK_SCHEMAS = {
-  NovelFinishedEvent: envelope('novel.finished', { subscriber_id: SUBSCRIBER, novel_id: NOVEL, choice_id: { type: 'string', description: 'The chosen ending.' } }, [
-    'subscriber_id',
-    'novel_id',
-    'choice_id',
-  ]),
+  NovelFinishedEvent: envelope(
+    'novel.finished',
+    { subscriber_id: SUBSCRIBER, novel_id: NOVEL, choice_id: { type: 'string', description: 'The chosen ending.' } },
+    ['subscriber_id', 'novel_id', 'choice_id'],
+  ),
   ChapterUnlockedEvent: envelope(
     'chapter.unlocked',
     { subscriber_id: SUBSCRIBER, novel_id: NOVEL, chapter_number: { type: 'integer', minimum: 1 }, chapter_id: { type: 'string' } },
@@ -62,7 +75,12 @@ const webhook = (operationId: string, summary: string, description: string, sche
 export function addWebhooks(document: OpenAPIObject): void {
   document.components = { ...document.components, schemas: { ...document.components?.schemas, ...WEBHOOK_SCHEMAS } };
   (document as OpenAPIObject & { webhooks: Record<string, unknown> }).webhooks = {
-    'novel.finished': webhook('onNovelFinished', 'A subscriber finished a novel', 'Sent once the subscriber chose an ending (the novel is finished).', 'NovelFinishedEvent'),
+    'novel.finished': webhook(
+      'onNovelFinished',
+      'A subscriber finished a novel',
+      'Sent once the subscriber chose an ending (the novel is finished).',
+      'NovelFinishedEvent',
+    ),
     'chapter.unlocked': webhook(
       'onChapterUnlocked',
       'A chapter was released to a subscriber',

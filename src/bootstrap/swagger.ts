@@ -53,7 +53,7 @@ const DESCRIPTION = [
   '',
   "Mounts: `/v1` text and audio service (live data), `/sandbox/v1` the same endpoints over sandbox data (operations named `sandbox…`), `/platform/v1` partner platform (tokens, entitlements, billing, webhooks), `/kids/v1` children's engagement service.",
   '',
-  'Press **Authorize**, enter a credential\'s client_id and client_secret under `platform` (or `kids` for the children\'s service), tick the scopes, and Swagger UI gets the token itself (client credentials, HTTP Basic). An operation accepts a token holding any one of the scopes it lists.',
+  "Press **Authorize**, enter a credential's client_id and client_secret under `platform` (or `kids` for the children's service), tick the scopes, and Swagger UI gets the token itself (client credentials, HTTP Basic). An operation accepts a token holding any one of the scopes it lists.",
   '',
   `Endpoints and fields beyond the partner contract are tagged **${EXTENSIONS_TAG}** and carry \`x-extension: true\`; they are listed after the contract's.`,
   '',
@@ -79,7 +79,10 @@ export function openApiDocument(app: INestApplication, config: AppConfig): OpenA
       return !surface || config.mounts(surface);
     }),
   );
-  refineDocument(document, ISSUERS.filter((issuer) => config.mounts(issuer.scheme === 'kids' ? 'kids' : 'platform')));
+  refineDocument(
+    document,
+    ISSUERS.filter((issuer) => config.mounts(issuer.scheme === 'kids' ? 'kids' : 'platform')),
+  );
   if (config.mounts('platform')) addWebhooks(document);
   return document;
 }

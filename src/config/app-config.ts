@@ -208,7 +208,8 @@ function origin(env: Env, name: string, fallback: string): string {
  */
 function publicBaseUrl(env: Env, port: number, isProduction: boolean): string {
   if (!isProduction) return origin(env, 'PUBLIC_BASE_URL', `http://localhost:${port}`);
-  if (!env.PUBLIC_BASE_URL?.trim()) throw new ConfigError('PUBLIC_BASE_URL is required when NODE_ENV=production (the https origin partners call, e.g. https://api.example.com)');
+  if (!env.PUBLIC_BASE_URL?.trim())
+    throw new ConfigError('PUBLIC_BASE_URL is required when NODE_ENV=production (the https origin partners call, e.g. https://api.example.com)');
   const url = origin(env, 'PUBLIC_BASE_URL', '');
   if (!url.startsWith('https:')) throw new ConfigError(`PUBLIC_BASE_URL must be an https URL when NODE_ENV=production, got "${url}"`);
   return url;
@@ -248,7 +249,10 @@ function postgresUrl(env: Env, name: string): string | undefined {
 function surfaces(env: Env): ReadonlySet<Surface> {
   const raw = env.SERVICES?.trim();
   if (!raw) return new Set(SURFACES);
-  const names = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = names.filter((n) => !SURFACES.includes(n as Surface));
   if (unknown.length > 0 || names.length === 0) {
     throw new ConfigError(`SERVICES must list some of ${SURFACES.join(', ')}, got "${raw}"`);
@@ -285,9 +289,7 @@ function retrySchedule(env: Env): number[] {
   const raw = env.WEBHOOK_RETRY_SCHEDULE?.trim() || '0,5,300,1800,7200,18000,36000,36000';
   const parts = raw.split(',').map((s) => s.trim());
   if (parts.length === 0 || parts.some((p) => !/^\d+(\.\d+)?$/.test(p))) {
-    throw new ConfigError(
-      `WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds such as 0,5,300, got "${raw}"`,
-    );
+    throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds such as 0,5,300, got "${raw}"`);
   }
   return parts.map(Number);
 }
@@ -341,7 +343,8 @@ function previousServerSecret(env: Env, isProduction: boolean): Buffer | undefin
   if (raw.length < 32) throw new ConfigError('SERVER_SECRET_PREVIOUS must be at least 32 characters');
   const weakness = isProduction ? secretWeakness(raw) : undefined;
   if (weakness) throw new ConfigError(`SERVER_SECRET_PREVIOUS is too guessable for production: ${weakness}`);
-  if (raw === env.SERVER_SECRET?.trim()) throw new ConfigError('SERVER_SECRET_PREVIOUS must differ from SERVER_SECRET (it names the secret being rotated away from)');
+  if (raw === env.SERVER_SECRET?.trim())
+    throw new ConfigError('SERVER_SECRET_PREVIOUS must differ from SERVER_SECRET (it names the secret being rotated away from)');
   return Buffer.from(raw, 'utf8');
 }
 

@@ -66,7 +66,9 @@ async function login(port: number, password: string, passwordFile: string, clust
   } catch (error) {
     if ((error as { code?: string }).code !== '28P01') throw error;
     const tried = password === LEGACY_PASSWORD ? `the former fixed password (no ${passwordFile})` : `the password in ${passwordFile}`;
-    throw new EmbeddedDatabaseError(`${tried} does not open the cluster in ${cluster}: restore that file, or remove ${cluster} to start with an empty database`);
+    throw new EmbeddedDatabaseError(
+      `${tried} does not open the cluster in ${cluster}: restore that file, or remove ${cluster} to start with an empty database`,
+    );
   }
   try {
     if (password !== LEGACY_PASSWORD) return password;

@@ -162,10 +162,7 @@ async function postgres(bin, dir, port, flags, runAs) {
   const exited = exitOf(child, bin.postgres, runAs);
   await new Promise((resolve, reject) => {
     child.stderr.on('data', () => READY.test(stderr()) && resolve());
-    exited.then(
-      (code) => reject(new EmbeddedDatabaseError(`PostgreSQL exited (code ${code}) while starting on ${dir}: ${lastLine(stderr())}`)),
-      reject,
-    );
+    exited.then((code) => reject(new EmbeddedDatabaseError(`PostgreSQL exited (code ${code}) while starting on ${dir}: ${lastLine(stderr())}`)), reject);
   });
   return child;
 }
@@ -197,6 +194,9 @@ function exitOf(child, file, runAs) {
 }
 
 function lastLine(text) {
-  const lines = text.split('\n').map((line) => line.trim()).filter(Boolean);
+  const lines = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
   return lines.at(-1) ?? 'no output';
 }

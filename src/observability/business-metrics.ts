@@ -44,7 +44,7 @@ export class BusinessMetrics implements OnModuleInit {
     });
     new Counter({
       name: 'db_reporting_reads_total',
-      help: 'Statements of the reports (engagement, billing history, children\'s summary), by where they ran: standby (DATABASE_READ_URL) or primary.',
+      help: "Statements of the reports (engagement, billing history, children's summary), by where they ran: standby (DATABASE_READ_URL) or primary.",
       labelNames: ['target'] as const,
       registers,
       collect() {

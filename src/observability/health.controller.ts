@@ -20,7 +20,10 @@ export class HealthController {
 
   @Get('health/live')
   @Public()
-  @ApiOperation({ summary: 'Liveness: the process answers', description: 'Answers 200 while the process runs, whatever the database: restart the process only when this fails.' })
+  @ApiOperation({
+    summary: 'Liveness: the process answers',
+    description: 'Answers 200 while the process runs, whatever the database: restart the process only when this fails.',
+  })
   @ApiOkResponse({ schema: { example: { status: 'ok' } } })
   live() {
     return { status: 'ok' };
@@ -28,7 +31,10 @@ export class HealthController {
 
   @Get('health/ready')
   @Public()
-  @ApiOperation({ summary: 'Readiness: the database answers', description: 'Answers 200 when the database answered within 2 s, else 503: take the replica out of the load balancer meanwhile.' })
+  @ApiOperation({
+    summary: 'Readiness: the database answers',
+    description: 'Answers 200 when the database answered within 2 s, else 503: take the replica out of the load balancer meanwhile.',
+  })
   @ApiOkResponse({ schema: { example: { status: 'ok' } } })
   @ApiServiceUnavailableResponse({ type: ErrorBodyDto, description: 'temporarily_unavailable' })
   async ready() {
@@ -49,7 +55,11 @@ export class HealthController {
   @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
   @ApiOkResponse({ description: 'The Prometheus text exposition format.', content: { 'text/plain': { schema: { type: 'string' } } } })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'not_found: metrics are served on METRICS_PORT, or nowhere' })
-  @ApiOperation({ summary: 'Prometheus metrics (request counts and latency histograms per route)', description: 'For operators, in the Prometheus text format. Never served on this port in production (METRICS_PORT gives it a port of its own); 404 where it is not served.' })
+  @ApiOperation({
+    summary: 'Prometheus metrics (request counts and latency histograms per route)',
+    description:
+      'For operators, in the Prometheus text format. Never served on this port in production (METRICS_PORT gives it a port of its own); 404 where it is not served.',
+  })
   async scrape(): Promise<string> {
     // METRICS_PORT moves the figures off this port, or turns them off.
     if (this.config.metricsPort !== null) throw new ApiError('not_found', 'No endpoint answers GET /metrics.');

@@ -42,7 +42,9 @@ const event = fc.record<Event>({
 /** One multi-row INSERT, as a bulk load or a fixture would write it. */
 async function insert(events: Event[]): Promise<void> {
   if (!events.length) return;
-  const values = events.map((_, i) => `($${i * 6 + 1}::uuid, $${i * 6 + 2}, $${i * 6 + 3}, $${i * 6 + 4}, $${i * 6 + 5}::int, 'text', $${i * 6 + 6}::timestamptz)`);
+  const values = events.map(
+    (_, i) => `($${i * 6 + 1}::uuid, $${i * 6 + 2}, $${i * 6 + 3}, $${i * 6 + 4}, $${i * 6 + 5}::int, 'text', $${i * 6 + 6}::timestamptz)`,
+  );
   await db.query(
     `INSERT INTO reading_activity (partner_id, environment, subscriber_id, novel_id, chapter_number, kind, occurred_at) VALUES ${values.join(', ')}`,
     events.flatMap((e) => [PARTNERS[e.partner], e.environment, `s${e.subscriber}`, `n${e.novel}`, e.chapter, new Date(e.at).toISOString()]),
@@ -88,12 +90,19 @@ describe('reading activity rollups', () => {
     );
   });
 
-  it('roll up what the activity recorder\'s query writes', async () => {
+  it("roll up what the activity recorder's query writes", async () => {
     const record = defineStatement(['partner', 'environment', 'subscriber', 'novel', 'chapter', 'at'], (s) =>
       t.app.get(ActivityRecorder).recordQuery(s, 'audio', sql`(SELECT) AS one`),
     );
-    for (const [chapter, at] of [[2, '2026-03-03T10:00:00Z'], [2, '2026-03-03T11:00:00Z'], [1, '2026-03-01T09:00:00Z']] as const) {
-      await db.query(record.text, record.bind({ partner: PARTNERS[0], environment: 'live', subscriber: 'reader-1', novel: 'the-heir', chapter, at: new Date(at) }));
+    for (const [chapter, at] of [
+      [2, '2026-03-03T10:00:00Z'],
+      [2, '2026-03-03T11:00:00Z'],
+      [1, '2026-03-01T09:00:00Z'],
+    ] as const) {
+      await db.query(
+        record.text,
+        record.bind({ partner: PARTNERS[0], environment: 'live', subscriber: 'reader-1', novel: 'the-heir', chapter, at: new Date(at) }),
+      );
     }
     expect(await db.query(`SELECT day::text, previous_day::text FROM reading_reader_days ORDER BY day`)).toEqual([
       { day: '2026-03-01', previous_day: '-infinity' },

@@ -24,7 +24,11 @@ async function opened(subscriber: string, product: 'textapp' | 'audioapp') {
   expect((await reader.call('POST', `/subscribers/${subscriber}/novels`, { novel_id: 'report-novel' })).statusCode).toBe(201);
   await t.app
     .get(DataSource)
-    .query(`UPDATE novel_progress SET started_at = $3 WHERE partner_id = $1 AND subscriber_id = $2`, [reader.partnerId, subscriber, new Date(Date.now() - 10 * DAY_MS)]);
+    .query(`UPDATE novel_progress SET started_at = $3 WHERE partner_id = $1 AND subscriber_id = $2`, [
+      reader.partnerId,
+      subscriber,
+      new Date(Date.now() - 10 * DAY_MS),
+    ]);
 }
 
 it('counts the readers, chapters and endings the reading endpoints record', async () => {

@@ -30,7 +30,11 @@ beforeAll(async () => {
 
 type Environment = 'live' | 'sandbox';
 
-async function activity(partner: IssuedCredential, rows: [subscriber: string, novel: string, chapter: number, at: string][], environment: Environment = 'live') {
+async function activity(
+  partner: IssuedCredential,
+  rows: [subscriber: string, novel: string, chapter: number, at: string][],
+  environment: Environment = 'live',
+) {
   for (const [subscriber, novel, chapter, at] of rows) {
     await db.query(
       `INSERT INTO reading_activity (partner_id, environment, subscriber_id, novel_id, chapter_number, kind, occurred_at) VALUES ($1, $2, $3, $4, $5, 'text', $6)`,
@@ -68,11 +72,7 @@ async function report(token: string, query = 'period_start=2026-10-01&period_end
 
 /** Every string anywhere in a JSON value, keys included. */
 const stringsIn = (value: unknown): string[] =>
-  typeof value === 'string'
-    ? [value]
-    : value && typeof value === 'object'
-      ? Object.entries(value).flatMap(([key, inner]) => [key, ...stringsIn(inner)])
-      : [];
+  typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.entries(value).flatMap(([key, inner]) => [key, ...stringsIn(inner)]) : [];
 
 describe('GET /v1/analytics/engagement', () => {
   let partner: IssuedCredential;
@@ -137,7 +137,10 @@ describe('GET /v1/analytics/engagement', () => {
 
   it("shows a partner nothing of another partner's readers, nor of its own sandbox", async () => {
     const other = await t.partner({ scopes: ['textapp:analytics:read'] });
-    await activity(other, [[ana, 'analytics-heir', 5, '2026-10-10T10:00:00Z'], ['reader-other-7f3a', 'analytics-heir', 1, '2026-10-10T10:00:00Z']]);
+    await activity(other, [
+      [ana, 'analytics-heir', 5, '2026-10-10T10:00:00Z'],
+      ['reader-other-7f3a', 'analytics-heir', 1, '2026-10-10T10:00:00Z'],
+    ]);
     await choosers(other, 'analytics-pact', 'keep', 25);
     await activity(partner, [['reader-sandbox-7f3a', 'analytics-heir', 1, '2026-10-10T10:00:00Z']], 'sandbox');
     expect((await report(token)).json()).toMatchObject({ active_readers: 3, avg_chapters_read_per_active_reader: 1.67, ending_distribution: [] });

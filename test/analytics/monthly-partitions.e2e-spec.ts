@@ -94,7 +94,10 @@ describe('monthly partitions', () => {
     const later = new Date(`${monthStart(10)}T12:00:00Z`);
     const before = (await partitions('reading_activity')).length;
     const runs = await Promise.all([first.app.get(PartitionMaintenanceJob).maintain(later), second.app.get(PartitionMaintenanceJob).maintain(later)]);
-    const created = runs.flat().filter((change) => change.table === 'reading_activity').reduce((sum, change) => sum + change.created, 0);
+    const created = runs
+      .flat()
+      .filter((change) => change.table === 'reading_activity')
+      .reduce((sum, change) => sum + change.created, 0);
     const names = (await partitions('reading_activity')).map((partition) => partition.name);
     // Up to the month MONTHS_AHEAD after `later`, every month once, none dropped.
     expect(names).toContain(partitionName('reading_activity', monthStart(10 + MONTHS_AHEAD)));

@@ -44,17 +44,21 @@ describe('reporting window', () => {
 
   it('covers exactly the whole UTC days from start to end, for any accepted length', () => {
     fc.assert(
-      fc.property(fc.date({ min: new Date('1970-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }), fc.integer({ min: 1, max: 1000 }), (instant, days) => {
-        const start = isoDate(instant);
-        const end = isoDate(new Date(Date.parse(start) + (days - 1) * DAY_MS));
-        if (days > MAX_WINDOW_DAYS) {
-          expect(refusal(() => reportingWindow(start, end)).kind).toBe('invalid_request');
-          return;
-        }
-        const window = reportingWindow(start, end);
-        expect([window.start, window.end]).toEqual([start, end]);
-        expect(window.until.getTime() - window.from.getTime()).toBe(days * DAY_MS);
-      }),
+      fc.property(
+        fc.date({ min: new Date('1970-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }),
+        fc.integer({ min: 1, max: 1000 }),
+        (instant, days) => {
+          const start = isoDate(instant);
+          const end = isoDate(new Date(Date.parse(start) + (days - 1) * DAY_MS));
+          if (days > MAX_WINDOW_DAYS) {
+            expect(refusal(() => reportingWindow(start, end)).kind).toBe('invalid_request');
+            return;
+          }
+          const window = reportingWindow(start, end);
+          expect([window.start, window.end]).toEqual([start, end]);
+          expect(window.until.getTime() - window.from.getTime()).toBe(days * DAY_MS);
+        },
+      ),
     );
   });
 });

@@ -11,7 +11,8 @@ import { useTestApp } from '../support/test-app.js';
 const t = useTestApp();
 
 type Composed = { statements: Record<string, { text: string }> };
-const textsOf = (repository: object) => Object.fromEntries(Object.entries((repository as Composed).statements).map(([name, statement]) => [name, statement.text]));
+const textsOf = (repository: object) =>
+  Object.fromEntries(Object.entries((repository as Composed).statements).map(([name, statement]) => [name, statement.text]));
 
 it('copies the reading and playback statements exactly', () => {
   const reading = textsOf(t.app.get(ReadingProgressRepository));

@@ -22,7 +22,9 @@ function imports(file: string): string[] {
 
 /** Imports that exist at run time: `import type` and `export type` are erased by the compiler. */
 const runtimeImports = (file: string) =>
-  [...readFileSync(file, 'utf8').matchAll(/(?:import|export)\s+(?!type\s)[^'"]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)|import\s+'([^']+)'/g)].map((m) => m[1] ?? m[2] ?? m[3]);
+  [...readFileSync(file, 'utf8').matchAll(/(?:import|export)\s+(?!type\s)[^'"]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)|import\s+'([^']+)'/g)].map(
+    (m) => m[1] ?? m[2] ?? m[3],
+  );
 
 const moduleOf = (path: string) => (path.startsWith(MODULES + sep) ? relative(MODULES, path).split(sep)[0] : undefined);
 

@@ -20,16 +20,30 @@ export function narratedNovel(id: string, audio: ChapterAudio[], options: { stat
  * Gives the subscriber an entitlement and opens the novel for it; with `startedAt`, the drip
  * counts from then (the sandbox takes it in the body; on live it is set in the database).
  */
-export async function reader(t: TestApp, client: PartnerClient, subscriberId: string, novelId: string, options: { product?: string; plan?: string; startedAt?: Date } = {}) {
+export async function reader(
+  t: TestApp,
+  client: PartnerClient,
+  subscriberId: string,
+  novelId: string,
+  options: { product?: string; plan?: string; startedAt?: Date } = {},
+) {
   await client.entitle(subscriberId, { product: options.product ?? 'audioapp', plan: options.plan });
   const onSandbox = client.environment === 'sandbox' && options.startedAt;
-  const opened = await client.call('POST', `/subscribers/${subscriberId}/novels`, { novel_id: novelId, ...(onSandbox && { started_at: options.startedAt!.toISOString() }) });
+  const opened = await client.call('POST', `/subscribers/${subscriberId}/novels`, {
+    novel_id: novelId,
+    ...(onSandbox && { started_at: options.startedAt!.toISOString() }),
+  });
   if (opened.statusCode !== 201) throw new Error(`open failed: ${opened.statusCode} ${opened.body}`);
   if (options.startedAt && !onSandbox) {
-    await t.app.get(DataSource).query(
-      `UPDATE novel_progress SET started_at = $4 WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND novel_id = $5`,
-      [client.partnerId, client.environment, subscriberId, options.startedAt, novelId],
-    );
+    await t.app
+      .get(DataSource)
+      .query(`UPDATE novel_progress SET started_at = $4 WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND novel_id = $5`, [
+        client.partnerId,
+        client.environment,
+        subscriberId,
+        options.startedAt,
+        novelId,
+      ]);
   }
 }
 

@@ -109,7 +109,11 @@ describe('catalog:import with audio files', () => {
     ['an empty file', '', /not an mp3 file|no complete mp3 audio frames/],
   ])('refuses the whole manifest over %s, naming the field and the file, and changes nothing', async (_, bytes, reason) => {
     await importCatalog(t, manifest([narratedNovel('kept', [{ file: demoMp3('the-heir', 1) }]), narratedNovel('other', [{ file: demoMp3('the-heir', 2) }])]));
-    const before = { kept: await chapterRows('kept'), other: await chapterRows('other'), novels: await db.query(`SELECT * FROM novels WHERE environment = 'live' ORDER BY id`) };
+    const before = {
+      kept: await chapterRows('kept'),
+      other: await chapterRows('other'),
+      novels: await db.query(`SELECT * FROM novels WHERE environment = 'live' ORDER BY id`),
+    };
 
     // The first novel's new audio is valid and is read first; the second's file is not audio.
     const content = manifest([
@@ -120,7 +124,9 @@ describe('catalog:import with audio files', () => {
     const file = manifestDirectory(content, { 'fine.mp3': demoMp3Bytes('the-heir', 4), 'bad.mp3': bytes });
     const failure = importCatalog(t, content, 'live', dirname(file));
     await expect(failure).rejects.toThrow(ManifestError);
-    await expect(failure).rejects.toThrow(/^novels\[1\]\.chapters\[1\]\.audio\.file \(audio\/bad\.mp3\) cannot be imported as narration: ".*\/audio\/bad\.mp3" /);
+    await expect(failure).rejects.toThrow(
+      /^novels\[1\]\.chapters\[1\]\.audio\.file \(audio\/bad\.mp3\) cannot be imported as narration: ".*\/audio\/bad\.mp3" /,
+    );
     await expect(failure).rejects.toThrow(reason);
 
     expect(await chapterRows('kept')).toEqual(before.kept);
@@ -131,7 +137,8 @@ describe('catalog:import with audio files', () => {
   });
 
   describe('the command', () => {
-    const runCli = async (argv: string[]) => COMMANDS['catalog:import'].run(t.app, await COMMANDS['catalog:import'].check(parseArguments(argv, COMMANDS['catalog:import'].options)));
+    const runCli = async (argv: string[]) =>
+      COMMANDS['catalog:import'].run(t.app, await COMMANDS['catalog:import'].check(parseArguments(argv, COMMANDS['catalog:import'].options)));
 
     it('reads audio files relative to the manifest, and prints progress for many files', async () => {
       const chapters = Array.from({ length: 30 }, () => ({ file: 'audio/narration.mp3' }));
@@ -152,7 +159,9 @@ describe('catalog:import with audio files', () => {
       writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest([narratedNovel('refused-by-cli', [{ file: 'notes.mp3' }])])));
       const failure = runCli([join(dir, 'manifest.json')]);
       await expect(failure).rejects.toThrow(UsageError);
-      await expect(failure).rejects.toThrow(/^invalid manifest, nothing imported: novels\[0\]\.chapters\[0\]\.audio\.file \(notes\.mp3\) cannot be imported as narration: ".*notes\.mp3" is not an mp3 file/);
+      await expect(failure).rejects.toThrow(
+        /^invalid manifest, nothing imported: novels\[0\]\.chapters\[0\]\.audio\.file \(notes\.mp3\) cannot be imported as narration: ".*notes\.mp3" is not an mp3 file/,
+      );
       expect(await chapterRows('refused-by-cli')).toEqual([]);
     });
   });

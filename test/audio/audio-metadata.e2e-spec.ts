@@ -50,7 +50,12 @@ describe('GET /novels/{id}/audio', () => {
   it('covers the demo catalog on the sandbox, every chapter ready', async () => {
     const sandbox = await partnerClient(t, { partnerId: a.partnerId, environment: 'sandbox', scopes: ['audioapp:audio:read'] });
     const { chapters } = (await sandbox.call('GET', '/novels/the-lighthouse-ledger/audio')).json();
-    expect(chapters).toEqual([1, 2, 3, 4, 5].map((n) => ({ ...narrated(n, n, 'ready'), duration_seconds: demoDurationSeconds({ novelId: 'the-lighthouse-ledger', chapterNumber: n }) })));
+    expect(chapters).toEqual(
+      [1, 2, 3, 4, 5].map((n) => ({
+        ...narrated(n, n, 'ready'),
+        duration_seconds: demoDurationSeconds({ novelId: 'the-lighthouse-ledger', chapterNumber: n }),
+      })),
+    );
   });
 
   it('answers 404 invalid_request for an unknown or removed novel, and 400 to any query parameter', async () => {

@@ -17,7 +17,10 @@ beforeAll(async () => {
   await importCatalog(
     t,
     manifest([
-      narratedNovel('narrated', [1, 2, 3, 4, 5].map((n) => ({ file: demoMp3('the-heir', n), status: 'ready' }))),
+      narratedNovel(
+        'narrated',
+        [1, 2, 3, 4, 5].map((n) => ({ file: demoMp3('the-heir', n), status: 'ready' })),
+      ),
       narratedNovel('unrendered', [{ file: demoMp3('letters-from-paraty', 1) }, undefined, { status: 'rendering' }, { status: 'failed' }]),
       narratedNovel('gone', [{ file: demoMp3('the-heir', 1) }]),
     ]),
@@ -227,7 +230,11 @@ describe('sandbox and live', () => {
     for (const chapter of [1, 5]) {
       const response = await stream('the-heir', chapter, 'demo-listener', sandbox);
       expect(response.statusCode).toBe(200);
-      expect(response.json()).toMatchObject({ expires_in: 1200, format: 'mp3', duration_seconds: demoDurationSeconds({ novelId: 'the-heir', chapterNumber: chapter }) });
+      expect(response.json()).toMatchObject({
+        expires_in: 1200,
+        format: 'mp3',
+        duration_seconds: demoDurationSeconds({ novelId: 'the-heir', chapterNumber: chapter }),
+      });
       const url = new URL(response.json().stream_url);
       expect(url.pathname).toMatch(new RegExp(`^/media/sandbox/the-heir/${chapter}-[0-9a-f]{16}\\.mp3$`));
       const audio = await t.inject({ method: 'GET', url: pathOf(url.href) });

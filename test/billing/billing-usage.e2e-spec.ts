@@ -9,7 +9,6 @@ import { bearer, useTestApp } from '../support/test-app.js';
  */
 const t = useTestApp();
 
-
 async function partner() {
   const credential = await t.partner({ environment: 'sandbox' });
   const token = await t.token(credential);
@@ -61,7 +60,12 @@ it('gives a past month its count at the end, its peak and its mean of 00:00 UTC 
     period_average_daily_active: Math.round((20 / 30) * 100) / 100,
   });
   // Before any change: nothing, and nothing is missing from the history.
-  expect((await usage('2026-08')).body).toMatchObject({ period_active_at_end: 0, period_peak_active: 0, period_average_daily_active: 0, history_complete: true });
+  expect((await usage('2026-08')).body).toMatchObject({
+    period_active_at_end: 0,
+    period_peak_active: 0,
+    period_average_daily_active: 0,
+    history_complete: true,
+  });
 });
 
 it('measures the current month up to now, over its days so far', async () => {
@@ -86,9 +90,10 @@ it('says when the history does not reach back to the period, and refuses a month
   // A record written before the history kept changes (an import of old data).
   await t.app
     .get(DataSource)
-    .query(`INSERT INTO entitlements (partner_id, environment, subscriber_id, product, status, internal_plan) VALUES ($1, 'sandbox', 'legacy', 'audioapp', 'active', 'audio_standard')`, [
-      credential.partner_id,
-    ]);
+    .query(
+      `INSERT INTO entitlements (partner_id, environment, subscriber_id, product, status, internal_plan) VALUES ($1, 'sandbox', 'legacy', 'audioapp', 'active', 'audio_standard')`,
+      [credential.partner_id],
+    );
   expect((await usage('2026-10')).body).toMatchObject({ active_count: 1, history_complete: false });
 
   const next = new Date();

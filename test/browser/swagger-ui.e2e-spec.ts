@@ -11,7 +11,16 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
  */
 async function launchBrowser(): Promise<Browser> {
   if (process.env.CHROMIUM_PATH) {
-    const args = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+    const args = [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ];
     return chromium.launch({ executablePath: process.env.CHROMIUM_PATH, args });
   }
   return chromium.launch({ executablePath: await serverlessChromium.executablePath(), args: serverlessChromium.args });
@@ -41,7 +50,10 @@ test('an operator authorizes in Swagger UI with a client id and secret, and "Try
     if (request.url().endsWith('/platform/v1/oauth2/token')) tokenRequests.push({ authorization: request.headers().authorization, body: request.postData() });
   });
   await page.goto(`${origin}/docs`);
-  await page.getByRole('button', { name: /Authorize/ }).first().click();
+  await page
+    .getByRole('button', { name: /Authorize/ })
+    .first()
+    .click();
 
   // The client-credentials flow of the platform issuer: Swagger UI fetches the token.
   const platform = page.locator('.modal-ux .auth-container', { hasText: 'platform (OAuth2, clientCredentials)' });
@@ -74,7 +86,10 @@ test('"Try it out" on the token endpoint pre-fills no placeholder and, authorize
   const credential = await t.partner({ environment: 'sandbox', scopes: ['textapp:catalog:read'] });
   const page = await browser.newPage();
   await page.goto(`${origin}/docs`);
-  await page.getByRole('button', { name: /Authorize/ }).first().click();
+  await page
+    .getByRole('button', { name: /Authorize/ })
+    .first()
+    .click();
   const basic = page.locator('.modal-ux .auth-container', { hasText: 'clientBasic' });
   await basic.locator('input[type="text"]').fill(credential.client_id);
   await basic.locator('input[type="password"]').fill(credential.client_secret);
@@ -87,7 +102,9 @@ test('"Try it out" on the token endpoint pre-fills no placeholder and, authorize
   await operation.getByRole('button', { name: 'Try it out' }).click();
   const form = operation.locator('.opblock-section-request-body');
   await form.locator('input, select').first().waitFor();
-  const values = await form.locator('input[type="text"], input:not([type]), textarea').evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value));
+  const values = await form
+    .locator('input[type="text"], input:not([type]), textarea')
+    .evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value));
   expect(values).not.toContain('string');
 
   await operation.getByRole('button', { name: 'Execute' }).click();

@@ -30,7 +30,8 @@ async function catalogRows(environment = 'live') {
   return rows;
 }
 
-const runCli = async (argv: string[]) => COMMANDS['catalog:import'].run(t.app, await COMMANDS['catalog:import'].check(parseArguments(argv, COMMANDS['catalog:import'].options)));
+const runCli = async (argv: string[]) =>
+  COMMANDS['catalog:import'].run(t.app, await COMMANDS['catalog:import'].check(parseArguments(argv, COMMANDS['catalog:import'].options)));
 
 function writeManifest(content: unknown): string {
   const file = join(mkdtempSync(join(tmpdir(), 'prl-manifest-')), 'manifest.json');
@@ -65,7 +66,9 @@ describe('the demo catalog', () => {
       const demo = JSON.parse(readFileSync(demoManifestPath(), 'utf8'));
       expect(counts).toEqual({ novels: demo.novels.length, chapters: demo.novels.flatMap((n: { chapters: unknown[] }) => n.chapters).length });
       // The second replica found the catalog loaded: the novels were written once, not updated again.
-      const [{ stamps }] = await replicas[0].app.get(DataSource).query(`SELECT count(DISTINCT updated_at)::int AS stamps FROM novels WHERE environment = 'sandbox'`);
+      const [{ stamps }] = await replicas[0].app
+        .get(DataSource)
+        .query(`SELECT count(DISTINCT updated_at)::int AS stamps FROM novels WHERE environment = 'sandbox'`);
       expect(stamps).toBe(1);
     } finally {
       await Promise.all(replicas.map((r) => r.close()));
@@ -119,10 +122,26 @@ describe('catalog:import', () => {
     ['a missing title', 'novels[1].title', manifest([manifestNovel('ok'), { ...manifestNovel('ok-2'), title: '' }])],
     ['a bad status', 'novels[0].status', manifest([{ ...manifestNovel('ok'), status: 'draft' }])],
     ['a duplicate novel', 'novels[1].id', manifest([manifestNovel('same'), manifestNovel('same')])],
-    ['a chapter gap', 'novels[0].chapters', manifest([{ ...manifestNovel('ok'), chapters: manifestNovel('ok', { chapters: 3 }).chapters.filter((c) => c.number !== 2) }])],
-    ['a duplicate chapter number', 'novels[0].chapters[1].number', manifest([{ ...manifestNovel('ok'), chapters: [...manifestNovel('ok', { chapters: 1 }).chapters, ...manifestNovel('ok', { chapters: 1 }).chapters] }])],
-    ['a negative duration', 'novels[0].chapters[0].duration_seconds', manifest([{ ...manifestNovel('ok'), chapters: [{ ...manifestNovel('ok').chapters[0], duration_seconds: -1 }] }])],
-    ['a NUL in a body', 'novels[0].chapters[0].body', manifest([{ ...manifestNovel('ok'), chapters: [{ ...manifestNovel('ok').chapters[0], body: 'a\u0000b' }] }])],
+    [
+      'a chapter gap',
+      'novels[0].chapters',
+      manifest([{ ...manifestNovel('ok'), chapters: manifestNovel('ok', { chapters: 3 }).chapters.filter((c) => c.number !== 2) }]),
+    ],
+    [
+      'a duplicate chapter number',
+      'novels[0].chapters[1].number',
+      manifest([{ ...manifestNovel('ok'), chapters: [...manifestNovel('ok', { chapters: 1 }).chapters, ...manifestNovel('ok', { chapters: 1 }).chapters] }]),
+    ],
+    [
+      'a negative duration',
+      'novels[0].chapters[0].duration_seconds',
+      manifest([{ ...manifestNovel('ok'), chapters: [{ ...manifestNovel('ok').chapters[0], duration_seconds: -1 }] }]),
+    ],
+    [
+      'a NUL in a body',
+      'novels[0].chapters[0].body',
+      manifest([{ ...manifestNovel('ok'), chapters: [{ ...manifestNovel('ok').chapters[0], body: 'a\u0000b' }] }]),
+    ],
     ['no endings', 'novels[0].endings', manifest([manifestNovel('ok', { endings: [] })])],
     ['a duplicate ending', 'novels[0].endings[1].choice_id', manifest([manifestNovel('ok', { endings: ['x', 'x'] })])],
     ['an unknown audio status', 'novels[0].chapters[0].audio.status', manifest([manifestNovel('ok', { audio: { file: DEMO_MP3, status: 'done' } })])],
@@ -152,24 +171,39 @@ describe('catalog:import', () => {
     const before = await catalogRows();
     const repository = t.app.get(CatalogRepository);
     const failing = jest.spyOn(repository, 'upsertEndings').mockRejectedValueOnce(new Error('connection lost'));
-    const changed = manifest([manifestNovel('novel-one', { chapters: 9, title: 'Renamed' }), manifestNovel('novel-new')], [...CATEGORIES, { id: 'drama', name: 'Drama', sort_order: 3 }]);
+    const changed = manifest(
+      [manifestNovel('novel-one', { chapters: 9, title: 'Renamed' }), manifestNovel('novel-new')],
+      [...CATEGORIES, { id: 'drama', name: 'Drama', sort_order: 3 }],
+    );
     await expect(importCatalog(t, changed)).rejects.toThrow('connection lost');
     failing.mockRestore();
     expect(await catalogRows()).toEqual(before);
   });
 
   it('records the audio status of chapters with audio, and has_audio when every chapter is ready', async () => {
-    await importCatalog(t, manifest([manifestNovel('narrated', { audio: { file: DEMO_MP3, status: 'ready' } }), manifestNovel('rendering', { audio: { status: 'rendering' } })]));
+    await importCatalog(
+      t,
+      manifest([manifestNovel('narrated', { audio: { file: DEMO_MP3, status: 'ready' } }), manifestNovel('rendering', { audio: { status: 'rendering' } })]),
+    );
     const { novels, chapters } = await catalogRows();
     expect(novels.find((n: { id: string }) => n.id === 'narrated').has_audio).toBe(true);
     expect(novels.find((n: { id: string }) => n.id === 'rendering').has_audio).toBe(false);
-    expect(new Set(chapters.filter((c: { novel_id: string }) => c.novel_id === 'rendering').map((c: { audio_status: string }) => c.audio_status))).toEqual(new Set(['rendering']));
+    expect(new Set(chapters.filter((c: { novel_id: string }) => c.novel_id === 'rendering').map((c: { audio_status: string }) => c.audio_status))).toEqual(
+      new Set(['rendering']),
+    );
   });
 
   describe('the command', () => {
     it('imports a manifest file into the sandbox with --sandbox and prints a summary', async () => {
       const file = writeManifest(manifest([manifestNovel('cli-novel', { chapters: 2 })]));
-      await expect(runCli([file, '--sandbox'])).resolves.toEqual({ environment: 'sandbox', categories: 2, novels: 1, chapters: 2, endings: 2, novels_changed: 1 });
+      await expect(runCli([file, '--sandbox'])).resolves.toEqual({
+        environment: 'sandbox',
+        categories: 2,
+        novels: 1,
+        chapters: 2,
+        endings: 2,
+        novels_changed: 1,
+      });
       expect((await catalogRows('sandbox')).novels.map((n: { id: string }) => n.id)).toContain('cli-novel');
       expect((await catalogRows('live')).novels.map((n: { id: string }) => n.id)).not.toContain('cli-novel');
     });
@@ -187,7 +221,9 @@ describe('catalog:import', () => {
     });
 
     it('refuses a malformed manifest as a usage error naming the field, and one that is not JSON', async () => {
-      await expect(runCli([writeManifest(manifest([{ ...manifestNovel('x'), language: 42 }]))])).rejects.toThrow(new UsageError('invalid manifest, nothing imported: novels[0].language is required and must be a language tag such as pt-BR'));
+      await expect(runCli([writeManifest(manifest([{ ...manifestNovel('x'), language: 42 }]))])).rejects.toThrow(
+        new UsageError('invalid manifest, nothing imported: novels[0].language is required and must be a language tag such as pt-BR'),
+      );
       await expect(runCli([writeManifest('{"novels": [')])).rejects.toThrow(/invalid manifest, nothing imported: the manifest is not valid JSON/);
       await expect(runCli([])).rejects.toThrow(UsageError);
     });

@@ -24,7 +24,7 @@ beforeAll(async () => {
 const get = (url: string, token = live) => t.inject({ method: 'GET', url, headers: bearer(token) });
 
 describe('GET /categories', () => {
-  it('lists the categories of the caller\'s environment in sort_order, to any valid token', async () => {
+  it("lists the categories of the caller's environment in sort_order, to any valid token", async () => {
     const anyToken = await t.token(await t.partner({ scopes: ['platform:billing:read'] }));
     const response = await get('/v1/categories', anyToken);
     expect(response.statusCode).toBe(200);

@@ -49,7 +49,11 @@ const snippet = (text: string, length: number) => {
   return flat.length > length ? `${flat.slice(0, length)}…` : flat;
 };
 
-export const mediaTypeOf = (exchange: Exchange) => String(exchange.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+export const mediaTypeOf = (exchange: Exchange) =>
+  String(exchange.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
 
 /** The error code and description of a contract error body, if the answer is one. */
 export function errorOf(exchange: Exchange): { error: string; description: string } | undefined {
@@ -67,7 +71,8 @@ export function errorSignature(exchange: Exchange): string {
   const error = errorOf(exchange);
   if (!error) return `${exchange.status} ${snippet(exchange.body, 80)}`;
   let description = error.description;
-  for (const value of [...exchange.sentValues].filter((sent) => sent.length >= 3).sort((a, b) => b.length - a.length)) description = description.split(value).join('…');
+  for (const value of [...exchange.sentValues].filter((sent) => sent.length >= 3).sort((a, b) => b.length - a.length))
+    description = description.split(value).join('…');
   description = description.replace(/'[^']*'|"[^"]*"|`[^`]*`/g, '…').replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '<uuid>');
   return `${exchange.status} ${error.error}: ${snippet(description, 140)}`;
 }
@@ -105,7 +110,11 @@ export class FailureLog {
 
     const documented = documentedResponse(operation, status);
     if (!documented) {
-      this.fail('status_code_conformance', exchange, `${status} is not documented (documented: ${Object.keys(operation.responses).join(', ')}) — ${errorSignature(exchange)}`);
+      this.fail(
+        'status_code_conformance',
+        exchange,
+        `${status} is not documented (documented: ${Object.keys(operation.responses).join(', ')}) — ${errorSignature(exchange)}`,
+      );
       return;
     }
 
@@ -113,14 +122,16 @@ export class FailureLog {
     const documentedTypes = Object.keys(documented.content);
     if (exchange.bodyBytes > 0) {
       if (!mediaType) this.fail('content_type_conformance', exchange, `${status} has a body but no Content-Type`);
-      else if (documentedTypes.length === 0) this.fail('content_type_conformance', exchange, `${status} answered ${mediaType}, the document declares no content for ${status}`);
+      else if (documentedTypes.length === 0)
+        this.fail('content_type_conformance', exchange, `${status} answered ${mediaType}, the document declares no content for ${status}`);
       else if (!documentedTypes.some((documentedType) => mediaTypeMatches(documentedType, mediaType))) {
         this.fail('content_type_conformance', exchange, `${status} answered ${mediaType}, documented: ${documentedTypes.join(', ')}`);
       }
     }
 
     for (const [name, header] of Object.entries(documented.headers)) {
-      if (header.required && exchange.headers[name] === undefined) this.fail('response_headers_conformance', exchange, `${status} lacks the required header ${name}`);
+      if (header.required && exchange.headers[name] === undefined)
+        this.fail('response_headers_conformance', exchange, `${status} lacks the required header ${name}`);
     }
 
     const documentedType = documentedTypes.find((candidate) => mediaTypeMatches(candidate, mediaType));
@@ -144,7 +155,9 @@ export class FailureLog {
 
   countRequiredHeaders(operations: Operation[]): void {
     this.requiredHeadersDeclared = operations.reduce(
-      (count, operation) => count + Object.values(operation.responses).reduce((inner, response) => inner + Object.values(response.headers).filter((header) => header.required).length, 0),
+      (count, operation) =>
+        count +
+        Object.values(operation.responses).reduce((inner, response) => inner + Object.values(response.headers).filter((header) => header.required).length, 0),
       0,
     );
   }
@@ -159,7 +172,12 @@ export class FailureLog {
   positiveCoverage(operations: Operation[]): string {
     const lines = operations.map((operation) => {
       const statuses = this.positiveStatuses.get(operation.id);
-      const counts = statuses ? [...statuses.entries()].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ') : 'none sent';
+      const counts = statuses
+        ? [...statuses.entries()]
+            .sort(([a], [b]) => a - b)
+            .map(([status, count]) => `${status}×${count}`)
+            .join(' ')
+        : 'none sent';
       const reached = statuses && [...statuses.keys()].some((status) => status >= 200 && status < 300);
       return `  ${reached ? '2xx' : '---'} ${operation.id}: ${counts}`;
     });

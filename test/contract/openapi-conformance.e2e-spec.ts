@@ -9,7 +9,17 @@ import { kidsServiceToken } from '../support/tokens.js';
 import { publishFinished } from '../webhooks/webhook-test-kit.js';
 import { CHECKS, FailureLog, dataDependentRefusal, errorSignature, type Check, type Exchange } from './conformance-checks.js';
 import { OpenApiDocument, isForm, payloadOf, requestProblems, requiresAuth, urlOf, type FuzzRequest, type Operation } from './openapi-model.js';
-import { guardedFilter, normalize, positiveArbitrary, propertyViolations, toText, violations, withViolation, type GenerationOptions, type Schema } from './schema-arbitraries.js';
+import {
+  guardedFilter,
+  normalize,
+  positiveArbitrary,
+  propertyViolations,
+  toText,
+  violations,
+  withViolation,
+  type GenerationOptions,
+  type Schema,
+} from './schema-arbitraries.js';
 
 /**
  * A property-based API conformance fuzzer driven by the served OpenAPI document, in the
@@ -113,7 +123,11 @@ async function seed(): Promise<void> {
     await client.entitle(SUBSCRIBER, { product: 'textapp' });
     await client.entitle(SUBSCRIBER, { product: 'kidsapp' });
     await client.entitle(ENTITLEMENT_SUBSCRIBER, { product: 'textapp' });
-    const position = await client.call('PUT', `/subscribers/${SUBSCRIBER}/playback-position`, { novel_id: 'the-heir', chapter_id: 'the-heir-ch1', position_seconds: 30 });
+    const position = await client.call('PUT', `/subscribers/${SUBSCRIBER}/playback-position`, {
+      novel_id: 'the-heir',
+      chapter_id: 'the-heir-ch1',
+      position_seconds: 30,
+    });
     if (position.statusCode !== 200) throw new Error(`seeding a playback position failed: ${position.statusCode} ${position.body}`);
   }
   const created = await t.inject({
@@ -124,7 +138,12 @@ async function seed(): Promise<void> {
   });
   if (created.statusCode !== 201) throw new Error(`seeding a webhook endpoint failed: ${created.statusCode} ${created.body}`);
   const event = await publishFinished(t, { partnerId: credential.partner_id, environment: 'live' }, SUBSCRIBER);
-  const clock = await t.inject({ method: 'POST', url: '/platform/v1/test-clocks', headers: { authorization: `Bearer ${tokens.sandbox}` }, payload: { frozen_time: NOW.toISOString() } });
+  const clock = await t.inject({
+    method: 'POST',
+    url: '/platform/v1/test-clocks',
+    headers: { authorization: `Bearer ${tokens.sandbox}` },
+    payload: { frozen_time: NOW.toISOString() },
+  });
   if (clock.statusCode !== 201) throw new Error(`seeding a test clock failed: ${clock.statusCode} ${clock.body}`);
   fixtures = { endpointId: created.json().id, eventId: event.event_id, clockId: clock.json().id };
 }
@@ -162,7 +181,15 @@ function realValues(operation: Operation, where: 'path' | 'query' | 'body', name
  * accepted) real value when there is one, so that nothing but the change under test can
  * make the service refuse them.
  */
-function withRealValues(operation: Operation, where: 'path' | 'query' | 'body', name: string, schema: Schema, carrier: 'text' | 'json', mode: Mode, options = generation): fc.Arbitrary<unknown> {
+function withRealValues(
+  operation: Operation,
+  where: 'path' | 'query' | 'body',
+  name: string,
+  schema: Schema,
+  carrier: 'text' | 'json',
+  mode: Mode,
+  options = generation,
+): fc.Arbitrary<unknown> {
   const generated = carrier === 'text' ? positiveArbitrary(schema, options).map(toText) : positiveArbitrary(schema, options);
   const real = (realValues(operation, where, name) ?? []).filter((value) => {
     const typed = carrier === 'text' && normalize(schema, generation).type === 'integer' ? Number(value) : value;
@@ -196,7 +223,11 @@ function credentialsFor(operation: Operation): fc.Arbitrary<{ authorization?: st
   const options: { authorization: string; authLabel: string }[] = [];
   if (schemes.includes('platform')) {
     const sandbox = operation.path.startsWith('/sandbox/') || operation.sandboxOnly;
-    options.push(sandbox ? { authorization: `Bearer ${tokens.sandbox}`, authLabel: 'sandbox platform token' } : { authorization: `Bearer ${tokens.live}`, authLabel: 'live platform token' });
+    options.push(
+      sandbox
+        ? { authorization: `Bearer ${tokens.sandbox}`, authLabel: 'sandbox platform token' }
+        : { authorization: `Bearer ${tokens.live}`, authLabel: 'live platform token' },
+    );
   }
   if (schemes.includes('kids')) options.push({ authorization: `Bearer ${tokens.kids}`, authLabel: 'kids issuer token' });
   if (options.length === 0) throw new Error(`${operation.id}: no credential for the security schemes ${schemes.join(', ')}`);
@@ -219,7 +250,11 @@ const HOOKS: { name: string; apply(operation: Operation, request: FuzzRequest): 
     // defaults to "the current UTC month to today".
     name: 'period_start ≤ period_end, at most 366 days',
     apply(operation, request) {
-      if (!operation.parameters.some((parameter) => parameter.name === 'period_start') || !operation.parameters.some((parameter) => parameter.name === 'period_end')) return request;
+      if (
+        !operation.parameters.some((parameter) => parameter.name === 'period_start') ||
+        !operation.parameters.some((parameter) => parameter.name === 'period_end')
+      )
+        return request;
       const query = { ...request.query };
       const { period_start: start, period_end: end } = query;
       if (start && end) {
@@ -249,7 +284,14 @@ const HOOKS: { name: string; apply(operation: Operation, request: FuzzRequest): 
     name: 'live webhook URL on https, port 443, public host',
     apply(operation, request) {
       const body = request.body?.value as Record<string, unknown> | undefined;
-      if (!operation.path.startsWith('/platform/') || !request.authLabel.startsWith('live') || !body || typeof body !== 'object' || typeof body.url !== 'string') return request;
+      if (
+        !operation.path.startsWith('/platform/') ||
+        !request.authLabel.startsWith('live') ||
+        !body ||
+        typeof body !== 'object' ||
+        typeof body.url !== 'string'
+      )
+        return request;
       let url: URL;
       try {
         url = new URL(body.url);
@@ -286,7 +328,8 @@ const HOOKS: { name: string; apply(operation: Operation, request: FuzzRequest): 
     // generated requests use the declared scheme (Basic), so they leave them out.
     name: 'no client_id/client_secret with Basic',
     apply(_operation, request) {
-      if (!request.authorization?.startsWith('Basic ') || !request.body || typeof request.body.value !== 'object' || request.body.value === null) return request;
+      if (!request.authorization?.startsWith('Basic ') || !request.body || typeof request.body.value !== 'object' || request.body.value === null)
+        return request;
       const { client_id: _id, client_secret: _secret, ...rest } = request.body.value as Record<string, unknown>;
       return { ...request, body: { ...request.body, value: rest } };
     },
@@ -306,7 +349,11 @@ function validRequests(operation: Operation, mode: Mode, credentials = credentia
   const requiredQuery: string[] = [];
   for (const parameter of operation.parameters) {
     if (parameter.in === 'path') {
-      path[parameter.name] = guardedFilter(withRealValues(operation, 'path', parameter.name, parameter.schema, 'text', mode, options), (value) => addressable(String(value)), `an addressable ${parameter.name}`);
+      path[parameter.name] = guardedFilter(
+        withRealValues(operation, 'path', parameter.name, parameter.schema, 'text', mode, options),
+        (value) => addressable(String(value)),
+        `an addressable ${parameter.name}`,
+      );
     }
     if (parameter.in === 'query' && (parameter.required || mode === 'positive')) {
       query[parameter.name] = withRealValues(operation, 'query', parameter.name, parameter.schema, 'text', mode, options);
@@ -367,11 +414,17 @@ function mutations(operation: Operation): Mutation[] {
       if (!violation.values) continue;
       // An empty path segment is another URL (another operation, or none): not sendable.
       if (parameter.in === 'path' && violation.description.startsWith('string shorter than minLength 1 ')) continue;
-      const values = parameter.in === 'path' ? guardedFilter(violation.values.map(toText), addressable, `an addressable value for ${violation.description}`) : violation.values;
+      const values =
+        parameter.in === 'path'
+          ? guardedFilter(violation.values.map(toText), addressable, `an addressable value for ${violation.description}`)
+          : violation.values;
       const replace = violation.fromCurrent ?? values.map((value) => () => value);
       found.push({
         description: violation.description,
-        apply: replace.map((make) => (request: FuzzRequest) => ({ ...request, [where]: { ...request[where], [parameter.name]: toText(make(request[where][parameter.name])) } })),
+        apply: replace.map((make) => (request: FuzzRequest) => ({
+          ...request,
+          [where]: { ...request[where], [parameter.name]: toText(make(request[where][parameter.name])) },
+        })),
       });
     }
     if (parameter.in === 'query' && parameter.required) {
@@ -419,7 +472,20 @@ async function send(operation: Operation, request: FuzzRequest, purpose: string)
   clearTimeout(timer);
   if (!response) {
     // No answer in time (a long poll that ignored `wait`'s maximum, say): a failure of its own.
-    const exchange: Exchange = { operation, purpose, method: operation.method, url, authLabel: request.authLabel, contentType, payload, status: 0, headers: {}, body: `(no answer within ${ANSWER_TIMEOUT_MS} ms)`, bodyBytes: 0, sentValues: [] };
+    const exchange: Exchange = {
+      operation,
+      purpose,
+      method: operation.method,
+      url,
+      authLabel: request.authLabel,
+      contentType,
+      payload,
+      status: 0,
+      headers: {},
+      body: `(no answer within ${ANSWER_TIMEOUT_MS} ms)`,
+      bodyBytes: 0,
+      sentValues: [],
+    };
     log.fail('not_a_server_error', exchange, `no answer within ${ANSWER_TIMEOUT_MS} ms`);
     void injected.catch(() => undefined);
     return exchange;
@@ -450,7 +516,7 @@ const valueAt = (value: unknown, path: string[]): unknown =>
 const stringsIn = (value: unknown): string[] =>
   typeof value === 'string' ? [value] : value !== null && typeof value === 'object' ? Object.values(value).flatMap(stringsIn) : [];
 
-const sample = <T,>(arbitrary: fc.Arbitrary<T>, numRuns: number, seed: number) => fc.sample(arbitrary, { numRuns, seed });
+const sample = <T>(arbitrary: fc.Arbitrary<T>, numRuns: number, seed: number) => fc.sample(arbitrary, { numRuns, seed });
 
 async function fuzz(operation: Operation, seed: number): Promise<void> {
   // negative_data_rejection, first: before positive requests fill limits (10 webhook endpoints,
@@ -483,7 +549,8 @@ async function fuzz(operation: Operation, seed: number): Promise<void> {
     const exchange = await send(operation, request, 'positive');
     log.recordPositive(exchange);
     if (exchange.status === 0) continue;
-    if ((exchange.status === 400 || exchange.status === 422) && !dataDependentRefusal(operation, exchange)) log.fail('positive_data_acceptance', exchange, errorSignature(exchange));
+    if ((exchange.status === 400 || exchange.status === 422) && !dataDependentRefusal(operation, exchange))
+      log.fail('positive_data_acceptance', exchange, errorSignature(exchange));
   }
 
   // ignored_auth
@@ -500,7 +567,8 @@ async function fuzz(operation: Operation, seed: number): Promise<void> {
         request.body = { ...request.body, value: rest };
       }
       const exchange = await send(operation, request, credentials.authLabel);
-      if (exchange.status !== 0 && exchange.status !== 401) log.fail('ignored_auth', exchange, `${credentials.authLabel} → ${exchange.status}${exchange.status < 300 ? ' (accepted!)' : ''}`);
+      if (exchange.status !== 0 && exchange.status !== 401)
+        log.fail('ignored_auth', exchange, `${credentials.authLabel} → ${exchange.status}${exchange.status < 300 ? ' (accepted!)' : ''}`);
     }
   }
 }
@@ -529,7 +597,8 @@ describe('OpenAPI conformance of the served document (Schemathesis-style checks)
       );
     }
     let extra = '';
-    if (check === 'response_headers_conformance' && log.requiredHeadersDeclared === 0) extra = ' (the document declares no response header as required, so this check has nothing to hold the service to yet)';
+    if (check === 'response_headers_conformance' && log.requiredHeadersDeclared === 0)
+      extra = ' (the document declares no response header as required, so this check has nothing to hold the service to yet)';
     const report = log.report(check, footer() + extra);
     if (report) throw new Error(report);
   });

@@ -39,7 +39,8 @@ export interface Operation {
 }
 
 /** Whether the operation demands credentials: a requirement is declared and none is the empty one. */
-export const requiresAuth = (operation: Operation) => operation.security.length > 0 && operation.security.every((requirement) => Object.keys(requirement).length > 0);
+export const requiresAuth = (operation: Operation) =>
+  operation.security.length > 0 && operation.security.every((requirement) => Object.keys(requirement).length > 0);
 
 export class OpenApiDocument {
   readonly operations: Operation[];
@@ -91,7 +92,12 @@ export class OpenApiDocument {
         const parameters = new Map<string, Parameter>();
         for (const raw of [...(item.parameters ?? []), ...(operation.parameters ?? [])]) {
           const parameter = normalize(raw, this);
-          parameters.set(`${parameter.in}:${parameter.name}`, { name: parameter.name, in: parameter.in, required: parameter.in === 'path' || parameter.required === true, schema: parameter.schema ?? {} });
+          parameters.set(`${parameter.in}:${parameter.name}`, {
+            name: parameter.name,
+            in: parameter.in,
+            required: parameter.in === 'path' || parameter.required === true,
+            schema: parameter.schema ?? {},
+          });
         }
         let body: Operation['body'];
         if (operation.requestBody) {
@@ -105,7 +111,8 @@ export class OpenApiDocument {
           const content: ResponseSpec['content'] = {};
           for (const [mediaType, media] of Object.entries<Schema>(response.content ?? {})) content[mediaType.toLowerCase()] = media?.schema;
           const headers: ResponseSpec['headers'] = {};
-          for (const [name, rawHeader] of Object.entries<Schema>(response.headers ?? {})) headers[name.toLowerCase()] = { required: normalize(rawHeader, this).required === true };
+          for (const [name, rawHeader] of Object.entries<Schema>(response.headers ?? {}))
+            headers[name.toLowerCase()] = { required: normalize(rawHeader, this).required === true };
           responses[status.toUpperCase()] = { content, headers };
         }
         operations.push({

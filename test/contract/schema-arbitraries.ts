@@ -193,7 +193,14 @@ function numberArbitrary(schema: Schema): fc.Arbitrary<number> {
   const min = schema.minimum ?? schema.exclusiveMinimum;
   const max = schema.maximum ?? schema.exclusiveMaximum;
   return fc
-    .double({ min: min ?? -1e12, max: max ?? 1e12, noNaN: true, noDefaultInfinity: true, minExcluded: schema.exclusiveMinimum !== undefined, maxExcluded: schema.exclusiveMaximum !== undefined })
+    .double({
+      min: min ?? -1e12,
+      max: max ?? 1e12,
+      noNaN: true,
+      noDefaultInfinity: true,
+      minExcluded: schema.exclusiveMinimum !== undefined,
+      maxExcluded: schema.exclusiveMaximum !== undefined,
+    })
     .map((value) => (Object.is(value, -0) ? 0 : value));
 }
 
@@ -213,7 +220,10 @@ function objectArbitrary(schema: Schema, options: GenerationOptions, depth: numb
   }
   if (!options.extraProperties && !additional) return declared;
   // additionalProperties absent or true: the schema allows any other property.
-  const extras = fc.oneof({ weight: 3, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: fc.dictionary(extraKey, fc.jsonValue({ maxDepth: 1 }), { minKeys: 1, maxKeys: 2 }) });
+  const extras = fc.oneof(
+    { weight: 3, arbitrary: fc.constant({}) },
+    { weight: 1, arbitrary: fc.dictionary(extraKey, fc.jsonValue({ maxDepth: 1 }), { minKeys: 1, maxKeys: 2 }) },
+  );
   return fc.tuple(declared, extras).map(([known, more]) => ({ ...more, ...known }));
 }
 
@@ -307,7 +317,8 @@ export function violations(raw: Schema | boolean | undefined, options: Generatio
   const found: Violation[] = [];
   const types = typesOf(schema);
   const text = (arbitrary: fc.Arbitrary<unknown>) => (carrier === 'text' ? arbitrary.map(toText) : arbitrary);
-  const add = (description: string, values: fc.Arbitrary<unknown>) => found.push({ description: `${description} at ${where(label, path)}`, path, values: text(values) });
+  const add = (description: string, values: fc.Arbitrary<unknown>) =>
+    found.push({ description: `${description} at ${where(label, path)}`, path, values: text(values) });
 
   if (types) {
     if (carrier === 'json') {
@@ -330,14 +341,17 @@ export function violations(raw: Schema | boolean | undefined, options: Generatio
   if (stringy && schema.enum === undefined) {
     if (schema.pattern) {
       const pattern = new RegExp(schema.pattern, 'u');
-      const candidates = fc.oneof(
-        fc.constantFrom('', ' ', 'with space', 'UPPER', 'é', '%', '/', 'a/b', '-', 'a--b', '*', '\u0000', '<x>'),
-        plainString(1, 12),
+      const candidates = fc.oneof(fc.constantFrom('', ' ', 'with space', 'UPPER', 'é', '%', '/', 'a/b', '-', 'a--b', '*', '\u0000', '<x>'), plainString(1, 12));
+      add(
+        `string not matching ${schema.pattern}`,
+        guardedFilter(candidates, (value) => !pattern.test(value), `a string not matching ${schema.pattern}`),
       );
-      add(`string not matching ${schema.pattern}`, guardedFilter(candidates, (value) => !pattern.test(value), `a string not matching ${schema.pattern}`));
     }
     if (typeof schema.minLength === 'number' && schema.minLength > 0) {
-      add(`string shorter than minLength ${schema.minLength}`, boundaryFirst(schema.minLength - 1, fc.integer({ min: 0, max: schema.minLength - 1 })).map((length) => 'a'.repeat(length)));
+      add(
+        `string shorter than minLength ${schema.minLength}`,
+        boundaryFirst(schema.minLength - 1, fc.integer({ min: 0, max: schema.minLength - 1 })).map((length) => 'a'.repeat(length)),
+      );
     }
     if (typeof schema.maxLength === 'number') {
       // Too long, and otherwise as valid as can be: a valid value stretched (a URL by its path,
@@ -348,8 +362,13 @@ export function violations(raw: Schema | boolean | undefined, options: Generatio
         if (schema.format === 'uri') return `${valid}${valid.endsWith('/') ? '' : '/'}${'a'.repeat(missing)}`;
         return valid + ([...valid].slice(-1)[0] ?? 'a').repeat(missing);
       };
-      add(`string longer than maxLength ${schema.maxLength}`, lengths.map((length) => 'a'.repeat(length)));
-      found[found.length - 1].fromCurrent = lengths.map((length) => (current: unknown) => (typeof current === 'string' && current.length > 0 ? stretch(current, length) : 'a'.repeat(length)));
+      add(
+        `string longer than maxLength ${schema.maxLength}`,
+        lengths.map((length) => 'a'.repeat(length)),
+      );
+      found[found.length - 1].fromCurrent = lengths.map(
+        (length) => (current: unknown) => (typeof current === 'string' && current.length > 0 ? stretch(current, length) : 'a'.repeat(length)),
+      );
     }
     const malformed: Record<string, string[]> = {
       'date-time': ['not-a-date', '2024-13-01T00:00:00Z', '2024-01-01 25:61:00', '2024-01-01', '12:00:00Z'],
@@ -363,8 +382,16 @@ export function violations(raw: Schema | boolean | undefined, options: Generatio
     const integer = types.includes('integer') && !types.includes('number');
     const step = (delta: number) => (integer ? delta : delta / 7);
     const delta = boundaryFirst(1, fc.integer({ min: 1, max: 1_000_000 }));
-    if (typeof schema.minimum === 'number') add(`below minimum ${schema.minimum}`, delta.map((by) => schema.minimum - step(by)));
-    if (typeof schema.maximum === 'number') add(`above maximum ${schema.maximum}`, delta.map((by) => schema.maximum + step(by)));
+    if (typeof schema.minimum === 'number')
+      add(
+        `below minimum ${schema.minimum}`,
+        delta.map((by) => schema.minimum - step(by)),
+      );
+    if (typeof schema.maximum === 'number')
+      add(
+        `above maximum ${schema.maximum}`,
+        delta.map((by) => schema.maximum + step(by)),
+      );
     if (typeof schema.exclusiveMinimum === 'number') add(`not above exclusiveMinimum ${schema.exclusiveMinimum}`, fc.constant(schema.exclusiveMinimum));
     if (typeof schema.exclusiveMaximum === 'number') add(`not below exclusiveMaximum ${schema.exclusiveMaximum}`, fc.constant(schema.exclusiveMaximum));
     if (integer) add('non-integer number', fc.constantFrom(0.5, 1.25, -2.5));
@@ -379,7 +406,11 @@ export function violations(raw: Schema | boolean | undefined, options: Generatio
     }
     for (const inner of violations(schema.items, options, carrier, `${where(label, path)}[]`)) {
       if (!inner.values) continue;
-      found.push({ description: inner.description, path, values: fc.tuple(fc.array(item, { maxLength: 2 }), inner.values).map(([valid, invalid]) => [...valid, invalid]) });
+      found.push({
+        description: inner.description,
+        path,
+        values: fc.tuple(fc.array(item, { maxLength: 2 }), inner.values).map(([valid, invalid]) => [...valid, invalid]),
+      });
     }
   }
   if (types?.includes('object') && path.length < 4) found.push(...propertyViolations(schema, options, carrier, label, path));
@@ -387,14 +418,24 @@ export function violations(raw: Schema | boolean | undefined, options: Generatio
 }
 
 /** The violations inside an object: a required property missing, an unknown one, a property's own. */
-export function propertyViolations(raw: Schema | boolean | undefined, options: GenerationOptions, carrier: Carrier, label: string, path: string[] = []): Violation[] {
+export function propertyViolations(
+  raw: Schema | boolean | undefined,
+  options: GenerationOptions,
+  carrier: Carrier,
+  label: string,
+  path: string[] = [],
+): Violation[] {
   const schema = normalize(raw, options);
   const found: Violation[] = [];
   for (const name of schema.required ?? []) {
     found.push({ description: `required property ${name} missing at ${where(label, path)}`, path: [...path, name] });
   }
   if (schema.additionalProperties === false) {
-    found.push({ description: `property not in the schema (additionalProperties: false) at ${where(label, path)}`, path: [...path, 'unexpected_property'], values: fc.constant('x') });
+    found.push({
+      description: `property not in the schema (additionalProperties: false) at ${where(label, path)}`,
+      path: [...path, 'unexpected_property'],
+      values: fc.constant('x'),
+    });
   }
   for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
     found.push(...violations(property, options, carrier, label, [...path, name]));
@@ -403,7 +444,8 @@ export function propertyViolations(raw: Schema | boolean | undefined, options: G
 }
 
 /** The value just past a limit, most of the time; else anything further. */
-const boundaryFirst = (boundary: number, further: fc.Arbitrary<number>) => fc.oneof({ weight: 3, arbitrary: fc.constant(boundary) }, { weight: 1, arbitrary: further });
+const boundaryFirst = (boundary: number, further: fc.Arbitrary<number>) =>
+  fc.oneof({ weight: 3, arbitrary: fc.constant(boundary) }, { weight: 1, arbitrary: further });
 
 /** A copy of `value` with the value at `path` replaced, or deleted when `replacement` is absent. */
 export function withViolation(value: unknown, path: string[], replacement: { value: unknown } | undefined): unknown {
@@ -427,7 +469,15 @@ const INTEGER_TEXT = /^-?(0|[1-9][0-9]*)$/;
 const NUMBER_TEXT = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 
 function textAdmits(types: string[], text: string): boolean {
-  return types.some((type) => (type === 'integer' ? INTEGER_TEXT.test(text) : type === 'number' ? NUMBER_TEXT.test(text) : type === 'boolean' ? text === 'true' || text === 'false' : type === 'string'));
+  return types.some((type) =>
+    type === 'integer'
+      ? INTEGER_TEXT.test(text)
+      : type === 'number'
+        ? NUMBER_TEXT.test(text)
+        : type === 'boolean'
+          ? text === 'true' || text === 'false'
+          : type === 'string',
+  );
 }
 
 /**

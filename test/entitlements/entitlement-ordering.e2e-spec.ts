@@ -17,8 +17,7 @@ beforeAll(async () => {
   token = await t.token(credential);
 });
 
-const post = (body: Record<string, unknown>) =>
-  t.inject({ method: 'POST', url: '/platform/v1/entitlements', headers: bearer(token), payload: body });
+const post = (body: Record<string, unknown>) => t.inject({ method: 'POST', url: '/platform/v1/entitlements', headers: bearer(token), payload: body });
 const write = (subscriberId: string, status: string, effectiveAt?: string, plan?: string) =>
   post({ subscriber_id: subscriberId, product: 'audioapp', status, ...(plan && { plan }), ...(effectiveAt && { effective_at: effectiveAt }) });
 const currentOf = async (subscriberId: string) => {
@@ -26,10 +25,12 @@ const currentOf = async (subscriberId: string) => {
   return response.json().entitlements[0] as { status: string; plan: string | null };
 };
 const history = (subscriberId: string) =>
-  t.app.get(DataSource).query(
-    `SELECT old_status, new_status, stale, effective_at FROM entitlement_history WHERE partner_id = $1 AND subscriber_id = $2 ORDER BY id`,
-    [partnerId, subscriberId],
-  );
+  t.app
+    .get(DataSource)
+    .query(`SELECT old_status, new_status, stale, effective_at FROM entitlement_history WHERE partner_id = $1 AND subscriber_id = $2 ORDER BY id`, [
+      partnerId,
+      subscriberId,
+    ]);
 
 it('acknowledges a stale write with applied: false, changes nothing and records it as stale', async () => {
   expect((await write('late-1', 'active', '2026-11-01T10:00:00Z')).json()).toEqual({ ok: true, applied: true });
@@ -117,7 +118,12 @@ describe('in live, a settled period cannot be rewritten', () => {
     live = await t.token(await t.partner());
   });
   const writeLive = (subscriberId: string, status: string, effectiveAt: string) =>
-    t.inject({ method: 'POST', url: '/platform/v1/entitlements', headers: bearer(live), payload: { subscriber_id: subscriberId, product: 'textapp', status, effective_at: effectiveAt } });
+    t.inject({
+      method: 'POST',
+      url: '/platform/v1/entitlements',
+      headers: bearer(live),
+      payload: { subscriber_id: subscriberId, product: 'textapp', status, effective_at: effectiveAt },
+    });
   const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
 
   it('accepts an effective_at up to 72 hours back', async () => {
@@ -128,7 +134,10 @@ describe('in live, a settled period cannot be rewritten', () => {
     expect((await writeLive('settled-2', 'active', hoursAgo(1))).statusCode).toBe(200);
     const response = await writeLive('settled-2', 'canceled', hoursAgo(72.1));
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({ error: 'invalid_request', error_description: expect.stringMatching(/^effective_at must be at most 72 hours in the past/) });
+    expect(response.json()).toEqual({
+      error: 'invalid_request',
+      error_description: expect.stringMatching(/^effective_at must be at most 72 hours in the past/),
+    });
     const status = await t.inject({ method: 'GET', url: '/platform/v1/subscriber/settled-2/status', headers: bearer(live) });
     expect(status.json().entitlements[0].status).toBe('active');
   });

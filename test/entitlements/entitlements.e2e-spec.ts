@@ -12,13 +12,14 @@ beforeAll(async () => {
   token = await t.token(credential);
 });
 
-const post = (body: unknown, auth = token) =>
-  t.inject({ method: 'POST', url: '/platform/v1/entitlements', headers: bearer(auth), payload: body as object });
+const post = (body: unknown, auth = token) => t.inject({ method: 'POST', url: '/platform/v1/entitlements', headers: bearer(auth), payload: body as object });
 const history = (subscriberId: string) =>
-  t.app.get(DataSource).query(
-    `SELECT old_status, new_status, internal_plan FROM entitlement_history WHERE partner_id = $1 AND subscriber_id = $2 ORDER BY id`,
-    [partnerId, subscriberId],
-  );
+  t.app
+    .get(DataSource)
+    .query(`SELECT old_status, new_status, internal_plan FROM entitlement_history WHERE partner_id = $1 AND subscriber_id = $2 ORDER BY id`, [
+      partnerId,
+      subscriberId,
+    ]);
 
 describe('POST /platform/v1/entitlements', () => {
   it('creates, then updates the one record, answering 200 {ok: true}', async () => {
@@ -85,9 +86,7 @@ describe('POST /platform/v1/entitlements', () => {
 
   it('leaves exactly one record and a consistent history under 20 parallel identical and conflicting writes', async () => {
     const statuses = ['active', 'suspended', 'canceled', 'active'] as const;
-    const responses = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => post({ subscriber_id: 'sub-race', product: 'textapp', status: statuses[i % 4] })),
-    );
+    const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => post({ subscriber_id: 'sub-race', product: 'textapp', status: statuses[i % 4] })));
     expect(responses.every((r) => r.statusCode === 200)).toBe(true);
     const records = await t.app.get(DataSource).query(`SELECT status FROM entitlements WHERE partner_id = $1 AND subscriber_id = 'sub-race'`, [partnerId]);
     expect(records).toHaveLength(1);
@@ -137,7 +136,11 @@ describe('GET /platform/v1/billing-usage', () => {
   it('counts active entitlements of the product and repeats the simplification note', async () => {
     const credential = await t.partner();
     const billing = await t.token(credential);
-    for (const [subscriber, status] of [['b1', 'active'], ['b2', 'active'], ['b3', 'suspended']]) {
+    for (const [subscriber, status] of [
+      ['b1', 'active'],
+      ['b2', 'active'],
+      ['b3', 'suspended'],
+    ]) {
       await post({ subscriber_id: subscriber, product: 'audioapp', status }, billing);
     }
     const month = new Date().toISOString().slice(0, 7);
@@ -159,14 +162,15 @@ describe('GET /platform/v1/billing-usage', () => {
     expect(sandboxUsage.json().active_count).toBe(1);
   });
 
-  it.each([['', 'product'], ['?product=textapp&period=2026-13', 'period'], ['?product=books', 'product']])(
-    'answers 400 invalid_request for %s',
-    async (query, field) => {
-      const response = await t.inject({ method: 'GET', url: `/platform/v1/billing-usage${query}`, headers: bearer(token) });
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toEqual({ error: 'invalid_request', error_description: expect.stringContaining(field) });
-    },
-  );
+  it.each([
+    ['', 'product'],
+    ['?product=textapp&period=2026-13', 'period'],
+    ['?product=books', 'product'],
+  ])('answers 400 invalid_request for %s', async (query, field) => {
+    const response = await t.inject({ method: 'GET', url: `/platform/v1/billing-usage${query}`, headers: bearer(token) });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({ error: 'invalid_request', error_description: expect.stringContaining(field) });
+  });
 
   it('answers 403 insufficient_scope without platform:billing:read', async () => {
     const narrow = await t.token(await t.partner({ scopes: ['platform:entitlements:write'] }));

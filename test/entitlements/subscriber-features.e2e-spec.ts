@@ -14,7 +14,8 @@ let featuresOfSubscriber: (partner: string, environment: string, subscriber: str
 
 beforeAll(async () => {
   const statement = defineStatement(['partner', 'environment', 'subscriber'], (s) => t.app.get(EntitlementsService).featuresQuery(s));
-  featuresOfSubscriber = (partner, environment, subscriber) => t.app.get(DataSource).query(statement.text, statement.bind({ partner, environment, subscriber }));
+  featuresOfSubscriber = (partner, environment, subscriber) =>
+    t.app.get(DataSource).query(statement.text, statement.bind({ partner, environment, subscriber }));
   db = t.app.get(DataSource);
   partnerId = (await partnerClient(t)).partnerId;
 });
@@ -33,13 +34,10 @@ describe('the features query other modules embed (ADR 0107, 0124)', () => {
       fc.asyncProperty(grants, async (rows) => {
         const subscriberId = `features-${run++}`;
         for (const row of rows) {
-          await db.query(`INSERT INTO entitlements (partner_id, environment, subscriber_id, product, status, internal_plan) VALUES ($1, 'live', $2, $3, $4, $5)`, [
-            partnerId,
-            subscriberId,
-            row.product,
-            row.status,
-            row.internalPlan,
-          ]);
+          await db.query(
+            `INSERT INTO entitlements (partner_id, environment, subscriber_id, product, status, internal_plan) VALUES ($1, 'live', $2, $3, $4, $5)`,
+            [partnerId, subscriberId, row.product, row.status, row.internalPlan],
+          );
         }
         const [fromSql] = await featuresOfSubscriber(partnerId, 'live', subscriberId);
         expect(fromSql).toEqual(featuresOf(rows));
@@ -50,8 +48,14 @@ describe('the features query other modules embed (ADR 0107, 0124)', () => {
 
   it('answers one row of falses for a subscriber without entitlements, and ignores other partners and environments', async () => {
     const other = (await partnerClient(t)).partnerId;
-    await db.query(`INSERT INTO entitlements (partner_id, environment, subscriber_id, product, status, internal_plan) VALUES ($1, 'live', 'shared-id', 'audioapp', 'active', 'audio_early')`, [other]);
-    await db.query(`INSERT INTO entitlements (partner_id, environment, subscriber_id, product, status, internal_plan) VALUES ($1, 'sandbox', 'shared-id', 'audioapp', 'active', 'audio_early')`, [partnerId]);
+    await db.query(
+      `INSERT INTO entitlements (partner_id, environment, subscriber_id, product, status, internal_plan) VALUES ($1, 'live', 'shared-id', 'audioapp', 'active', 'audio_early')`,
+      [other],
+    );
+    await db.query(
+      `INSERT INTO entitlements (partner_id, environment, subscriber_id, product, status, internal_plan) VALUES ($1, 'sandbox', 'shared-id', 'audioapp', 'active', 'audio_early')`,
+      [partnerId],
+    );
     const rows = await featuresOfSubscriber(partnerId, 'live', 'shared-id');
     expect(rows).toEqual([{ reading: false, audio: false, earlyAccess: false }]);
   });

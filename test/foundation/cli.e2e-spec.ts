@@ -72,10 +72,12 @@ test.each([[['--help']], [['-h']], [['help']]])('%j prints the usage on stdout a
   expect(run.stdout).toContain('partner:create --name NAME');
 });
 
-test('<command> --help prints that command\'s usage and exits 0 without touching the database', async () => {
+test("<command> --help prints that command's usage and exits 0 without touching the database", async () => {
   const run = await cli('plan:map', '--help');
   expect(run.code).toBe(0);
-  expect(run.stdout).toBe(`Usage: npm run cli -- plan:map --partner ID --plan NAME --to INTERNAL_PLAN   map a partner plan (text_standard, text_early, audio_standard, audio_early, kids_standard)\n`);
+  expect(run.stdout).toBe(
+    `Usage: npm run cli -- plan:map --partner ID --plan NAME --to INTERNAL_PLAN   map a partner plan (text_standard, text_early, audio_standard, audio_early, kids_standard)\n`,
+  );
   expect(run.output).not.toContain('Database:');
 });
 
@@ -131,8 +133,11 @@ describe('before it connects (issue 27, item 3)', () => {
     expect(result.code).toBe(2);
     expect(result.lines.at(-1)).toContain('DATABASE_URL is required when NODE_ENV=production');
     const npm = await new Promise<{ code: number; output: string }>((resolve) =>
-      execFile('npm', ['run', '--silent', 'cli:prod', '--', 'partner:create', '--name', 'x'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ENV_FILE: 'none', ...production } }, (error, stdout, stderr) =>
-        resolve({ code: (error as { code?: number } | null)?.code ?? 0, output: stdout + stderr }),
+      execFile(
+        'npm',
+        ['run', '--silent', 'cli:prod', '--', 'partner:create', '--name', 'x'],
+        { env: { PATH: process.env.PATH, HOME: process.env.HOME, ENV_FILE: 'none', ...production } },
+        (error, stdout, stderr) => resolve({ code: (error as { code?: number } | null)?.code ?? 0, output: stdout + stderr }),
       ),
     );
     expect(npm.code).toBe(2);

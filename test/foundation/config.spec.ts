@@ -42,7 +42,12 @@ describe('loadConfig', () => {
   });
 
   it('never serves /metrics on the service port in production: only on METRICS_PORT', () => {
-    const production = { DATA_DIR: dataDir(), NODE_ENV: 'production', SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF', PUBLIC_BASE_URL: 'https://api.example.com' };
+    const production = {
+      DATA_DIR: dataDir(),
+      NODE_ENV: 'production',
+      SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF',
+      PUBLIC_BASE_URL: 'https://api.example.com',
+    };
     expect(loadConfig(production).metricsPort).toBe('off');
     expect(loadConfig({ ...production, METRICS_PORT: '9464' }).metricsPort).toBe(9464);
   });
@@ -67,15 +72,29 @@ describe('loadConfig', () => {
     [{ PUBLIC_BASE_URL: 'localhost' }, 'PUBLIC_BASE_URL'],
     [{ PLATFORM_JWKS_URL: 'platform/v1/jwks' }, 'PLATFORM_JWKS_URL'],
     [{ PLATFORM_JWKS_URL: 'ftp://platform.example/platform/v1/jwks' }, 'PLATFORM_JWKS_URL'],
-    [{ NODE_ENV: 'production', SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF', PUBLIC_BASE_URL: 'https://api.example.com', PLATFORM_JWKS_URL: 'http://platform.internal/platform/v1/jwks' }, 'PLATFORM_JWKS_URL must be an https URL'],
+    [
+      {
+        NODE_ENV: 'production',
+        SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF',
+        PUBLIC_BASE_URL: 'https://api.example.com',
+        PLATFORM_JWKS_URL: 'http://platform.internal/platform/v1/jwks',
+      },
+      'PLATFORM_JWKS_URL must be an https URL',
+    ],
     [{ SERVER_SECRET_PREVIOUS: 'short' }, 'SERVER_SECRET_PREVIOUS must be at least 32 characters'],
-    [{ SERVER_SECRET: 'the-same-secret-the-same-secret-0123', SERVER_SECRET_PREVIOUS: 'the-same-secret-the-same-secret-0123' }, 'SERVER_SECRET_PREVIOUS must differ'],
+    [
+      { SERVER_SECRET: 'the-same-secret-the-same-secret-0123', SERVER_SECRET_PREVIOUS: 'the-same-secret-the-same-secret-0123' },
+      'SERVER_SECRET_PREVIOUS must differ',
+    ],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ HTTP_HEADERS_TIMEOUT_MS: '50' }, 'HTTP_HEADERS_TIMEOUT_MS'],
     [{ HTTP_HEADERS_TIMEOUT_MS: '60000' }, 'HTTP_HEADERS_TIMEOUT_MS'],
     [{ NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.com' }, 'SERVER_SECRET'],
     [{ NODE_ENV: 'production', SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF' }, 'PUBLIC_BASE_URL is required'],
-    [{ NODE_ENV: 'production', SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF', PUBLIC_BASE_URL: 'http://api.example.com' }, 'PUBLIC_BASE_URL must be an https URL'],
+    [
+      { NODE_ENV: 'production', SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF', PUBLIC_BASE_URL: 'http://api.example.com' },
+      'PUBLIC_BASE_URL must be an https URL',
+    ],
     [{ SERVER_SECRET: 'short' }, 'SERVER_SECRET'],
     [{ METRICS_PORT: 'elsewhere' }, 'METRICS_PORT'],
     [{ METRICS_PORT: '3000' }, 'METRICS_PORT must differ from PORT'],
@@ -99,7 +118,9 @@ describe('loadConfig', () => {
     ['my-Secret-42-my-Secret-42-my-Secret-42', 'pattern repeated'],
     ['abcabcabcabcabcabcabcabcabcabcabcabc', 'distinct'],
   ])('refuses a guessable SERVER_SECRET in production (%s), naming the variable', (secret, reason) => {
-    expect(() => loadConfig({ DATA_DIR: dataDir(), NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.com', SERVER_SECRET: secret })).toThrow(/^SERVER_SECRET .*/);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.com', SERVER_SECRET: secret })).toThrow(
+      /^SERVER_SECRET .*/,
+    );
     expect(secretWeakness(secret)).toContain(reason);
   });
 
@@ -107,7 +128,9 @@ describe('loadConfig', () => {
     'accepts random-looking secrets in production (%s)',
     (secret) => {
       expect(secretWeakness(secret)).toBeUndefined();
-      expect(loadConfig({ DATA_DIR: dataDir(), NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.com', SERVER_SECRET: secret }).serverSecret.toString()).toBe(secret);
+      expect(
+        loadConfig({ DATA_DIR: dataDir(), NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.com', SERVER_SECRET: secret }).serverSecret.toString(),
+      ).toBe(secret);
     },
   );
 
@@ -116,14 +139,24 @@ describe('loadConfig', () => {
   });
 
   it('refuses to start the embedded database in production: DATABASE_URL is required', async () => {
-    const config = loadConfig({ DATA_DIR: dataDir(), NODE_ENV: 'production', SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF', PUBLIC_BASE_URL: 'https://api.example.com' });
-    await expect(locateDatabase(config, () => undefined)).rejects.toThrow(new ConfigError(
-      'DATABASE_URL is required when NODE_ENV=production (the embedded database is for development and tests)',
-    ));
+    const config = loadConfig({
+      DATA_DIR: dataDir(),
+      NODE_ENV: 'production',
+      SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF',
+      PUBLIC_BASE_URL: 'https://api.example.com',
+    });
+    await expect(locateDatabase(config, () => undefined)).rejects.toThrow(
+      new ConfigError('DATABASE_URL is required when NODE_ENV=production (the embedded database is for development and tests)'),
+    );
   });
 
   it('is secure by default in production: no insecure webhook URLs', () => {
-    const config = loadConfig({ DATA_DIR: dataDir(), NODE_ENV: 'production', SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF', PUBLIC_BASE_URL: 'https://api.example.com' });
+    const config = loadConfig({
+      DATA_DIR: dataDir(),
+      NODE_ENV: 'production',
+      SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF',
+      PUBLIC_BASE_URL: 'https://api.example.com',
+    });
     expect(config.webhookAllowInsecureUrls).toBe(false);
   });
 });

@@ -21,8 +21,17 @@ describe('domain errors become the contract answer in one place', () => {
 describe('details a domain error carries', () => {
   it('become the response headers only at the HTTP edge', () => {
     const answer = toApiError(
-      new DomainError('rate_limited', 'slow down', { retryAfterSeconds: 3, rateLimit: { policy: '"credential";q=100;w=2', remaining: '"credential";r=0;t=2' }, challenge: 'Bearer realm="x"' }),
+      new DomainError('rate_limited', 'slow down', {
+        retryAfterSeconds: 3,
+        rateLimit: { policy: '"credential";q=100;w=2', remaining: '"credential";r=0;t=2' },
+        challenge: 'Bearer realm="x"',
+      }),
     );
-    expect(answer.headers).toEqual({ 'Retry-After': '3', 'RateLimit-Policy': '"credential";q=100;w=2', RateLimit: '"credential";r=0;t=2', 'WWW-Authenticate': 'Bearer realm="x"' });
+    expect(answer.headers).toEqual({
+      'Retry-After': '3',
+      'RateLimit-Policy': '"credential";q=100;w=2',
+      RateLimit: '"credential";r=0;t=2',
+      'WWW-Authenticate': 'Bearer realm="x"',
+    });
   });
 });

@@ -128,7 +128,7 @@ describe('HTTP hygiene', () => {
     expect((await t.inject({ method: 'DELETE', url: '/v1/nowhere' })).statusCode).toBe(404);
   });
 
-  it('201 answers carry the new resource\'s Location', async () => {
+  it("201 answers carry the new resource's Location", async () => {
     const token = await t.token(await t.partner({ scopes: ['platform:webhooks:manage'] }));
     const endpoint = await t.inject({
       method: 'POST',
@@ -149,7 +149,7 @@ describe('HTTP hygiene', () => {
   });
 });
 
-describe('operators\' metrics', () => {
+describe("operators' metrics", () => {
   it('counts tokens issued per surface and reports the webhook backlog and the pool', async () => {
     await t.token(await t.partner());
     const body = (await t.inject({ method: 'GET', url: '/metrics' })).body;

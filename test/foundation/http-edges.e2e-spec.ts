@@ -15,7 +15,11 @@ describe('a method the path does not answer', () => {
     ['application/xml', '<a/>'],
   ])('gets 405 with Allow whatever the body (%s)', async (contentType, payload) => {
     const response = await t.inject({ method: 'POST', url: '/v1/categories', headers: { 'content-type': contentType }, payload });
-    expect({ status: response.statusCode, allow: response.headers.allow, error: response.json().error }).toEqual({ status: 405, allow: 'GET, HEAD', error: 'method_not_allowed' });
+    expect({ status: response.statusCode, allow: response.headers.allow, error: response.json().error }).toEqual({
+      status: 405,
+      allow: 'GET, HEAD',
+      error: 'method_not_allowed',
+    });
   });
 
   it('while an unknown path is 404 whatever the body', async () => {
@@ -38,7 +42,11 @@ describe('a surface the process does not mount', () => {
     ['PUT', '/kids/v1/jwks'],
   ] as const)('answers 404 without Allow to %s %s', async (method, url) => {
     const response = await platformOnly.inject({ method, url });
-    expect({ status: response.statusCode, allow: response.headers.allow, error: response.json().error }).toEqual({ status: 404, allow: undefined, error: 'not_found' });
+    expect({ status: response.statusCode, allow: response.headers.allow, error: response.json().error }).toEqual({
+      status: 404,
+      allow: undefined,
+      error: 'not_found',
+    });
   });
 
   it('and still answers 405 with Allow on its own surface', async () => {
@@ -48,10 +56,13 @@ describe('a surface the process does not mount', () => {
 });
 
 describe('answers to an authenticated caller', () => {
-  it.each(['/v1/categories', '/v1/novels', '/platform/v1/subscriber/sub-1/status', '/v1/novels/no-such-novel/chapters'])('carry Cache-Control: no-store (%s)', async (url) => {
-    const response = await t.inject({ method: 'GET', url, headers: bearer(token) });
-    expect(response.headers['cache-control']).toBe('no-store');
-  });
+  it.each(['/v1/categories', '/v1/novels', '/platform/v1/subscriber/sub-1/status', '/v1/novels/no-such-novel/chapters'])(
+    'carry Cache-Control: no-store (%s)',
+    async (url) => {
+      const response = await t.inject({ method: 'GET', url, headers: bearer(token) });
+      expect(response.headers['cache-control']).toBe('no-store');
+    },
+  );
 });
 
 describe('the token endpoints and discovery', () => {
@@ -63,7 +74,12 @@ describe('the token endpoints and discovery', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: credential.client_id, client_secret: credential.client_secret }).toString(),
     });
-    expect(response.json()).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 600, scope: 'textapp:catalog:read textapp:progress:read' });
+    expect(response.json()).toEqual({
+      access_token: expect.any(String),
+      token_type: 'Bearer',
+      expires_in: 600,
+      scope: 'textapp:catalog:read textapp:progress:read',
+    });
   });
 
   it('list no response type: the only grant has no authorization endpoint', async () => {
@@ -74,7 +90,12 @@ describe('the token endpoints and discovery', () => {
 
 describe('null for a field not documented as nullable (DECISIONS 5)', () => {
   it.each([
-    ['/platform/v1/entitlements', 'POST', { subscriber_id: 'null-1', product: 'textapp', status: 'active', effective_at: null }, 'effective_at must not be null'],
+    [
+      '/platform/v1/entitlements',
+      'POST',
+      { subscriber_id: 'null-1', product: 'textapp', status: 'active', effective_at: null },
+      'effective_at must not be null',
+    ],
     ['/platform/v1/entitlements', 'POST', { subscriber_id: 'null-1', product: 'textapp', status: 'active', plan: null }, 'plan must not be null'],
     ['/platform/v1/entitlements', 'POST', { subscriber_id: null, product: 'textapp', status: 'active' }, 'subscriber_id'],
     ['/sandbox/v1/subscribers/null-2/novels', 'POST', { novel_id: 'the-heir', started_at: null }, 'started_at must not be null'],

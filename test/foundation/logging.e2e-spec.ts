@@ -30,8 +30,12 @@ test('request logs are structured and free of secrets and tokens', async () => {
     });
     token = ((await tokenResponse.json()) as { access_token: string }).access_token;
     expect(token).toMatch(/^ey/);
-    await fetch(`${origin}/platform/v1/subscriber/s1/status`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'trace-me-1', traceparent: TRACEPARENT } });
-    await fetch(`${origin}/platform/v1/subscriber/s1/status`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'trace-me-2', traceparent: '00-00000000000000000000000000000000-00f067aa0ba902b7-01' } });
+    await fetch(`${origin}/platform/v1/subscriber/s1/status`, {
+      headers: { authorization: `Bearer ${token}`, 'x-request-id': 'trace-me-1', traceparent: TRACEPARENT },
+    });
+    await fetch(`${origin}/platform/v1/subscriber/s1/status`, {
+      headers: { authorization: `Bearer ${token}`, 'x-request-id': 'trace-me-2', traceparent: '00-00000000000000000000000000000000-00f067aa0ba902b7-01' },
+    });
     await fetch(`${origin}/platform/v1/oauth2/token?client_secret=${encodeURIComponent(credential.client_secret)}`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -68,7 +72,10 @@ test('request logs are structured and free of secrets and tokens', async () => {
     parent_span_id: '00f067aa0ba902b7',
   });
   // An invalid traceparent (all-zero trace id) is ignored, not refused.
-  const untraced = output.split('\n').filter((line) => line.includes('"trace-me-2"')).map((line) => JSON.parse(line));
+  const untraced = output
+    .split('\n')
+    .filter((line) => line.includes('"trace-me-2"'))
+    .map((line) => JSON.parse(line));
   expect(untraced[0]).toMatchObject({ res: { statusCode: 200 } });
   expect(untraced[0]).not.toHaveProperty('trace_id');
 });

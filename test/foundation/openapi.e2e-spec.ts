@@ -50,7 +50,10 @@ describe('the OpenAPI document at /docs/openapi.json', () => {
     const { platform, kids, clientBasic } = document.components.securitySchemes;
     expect(platform).toMatchObject({ type: 'oauth2', flows: { clientCredentials: { tokenUrl: '/platform/v1/oauth2/token' } } });
     expect(Object.keys((platform.flows as { clientCredentials: { scopes: object } }).clientCredentials.scopes)).toContain('textapp:catalog:read');
-    expect(kids).toMatchObject({ type: 'oauth2', flows: { clientCredentials: { tokenUrl: '/kids/v1/oauth2/token', scopes: { 'kidsapp:engagement:read': expect.any(String) } } } });
+    expect(kids).toMatchObject({
+      type: 'oauth2',
+      flows: { clientCredentials: { tokenUrl: '/kids/v1/oauth2/token', scopes: { 'kidsapp:engagement:read': expect.any(String) } } },
+    });
     expect(clientBasic).toMatchObject({ type: 'http', scheme: 'basic' });
   });
 
@@ -58,7 +61,10 @@ describe('the OpenAPI document at /docs/openapi.json', () => {
     expect(operation('get', '/v1/novels').security).toEqual([{ platform: ['textapp:catalog:read'] }, { platform: ['audioapp:audio:read'] }]);
     expect(operation('get', '/v1/categories').security).toEqual([{ platform: [] }]);
     // The children's service accepts its own tokens and platform tokens carrying its scope.
-    expect(operation('get', '/kids/v1/engagement/summary').security).toEqual([{ platform: ['kidsapp:engagement:read'] }, { kids: ['kidsapp:engagement:read'] }]);
+    expect(operation('get', '/kids/v1/engagement/summary').security).toEqual([
+      { platform: ['kidsapp:engagement:read'] },
+      { kids: ['kidsapp:engagement:read'] },
+    ]);
     expect(operation('post', '/platform/v1/oauth2/token').security).toEqual([{ clientBasic: [] }]);
     expect(operation('get', '/health/live').security).toEqual([]);
     for (const { operation } of operations()) {
@@ -151,9 +157,9 @@ describe('the OpenAPI document at /docs/openapi.json', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'openapi-')), 'openapi.json');
     writeFileSync(file, JSON.stringify(document));
     // The JSON report alone on stdout: the CLI prints notices (such as its Node.js support) on stderr.
-    const { stdout } = await promisify(execFile)('npx', ['redocly', 'lint', '--format=json', file], { env: { ...process.env, REDOCLY_TELEMETRY: 'off' } }).catch(
-      (failure: { stdout: string }) => failure,
-    );
+    const { stdout } = await promisify(execFile)('npx', ['redocly', 'lint', '--format=json', file], {
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off' },
+    }).catch((failure: { stdout: string }) => failure);
     const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: unknown[] };
     expect(report.problems).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });

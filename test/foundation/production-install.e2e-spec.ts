@@ -27,7 +27,8 @@ describe('a production install', () => {
   beforeAll(async () => {
     buildOnce();
     mkdirSync(join(copy, 'scripts'));
-    for (const path of ['dist', 'catalog', 'package.json', 'package-lock.json', 'scripts/prune-production.mjs']) cpSync(path, join(copy, path), { recursive: true });
+    for (const path of ['dist', 'catalog', 'package.json', 'package-lock.json', 'scripts/prune-production.mjs'])
+      cpSync(path, join(copy, path), { recursive: true });
     const printed = execFileSync('npm', ['run', '--silent', 'install:production'], { cwd: copy, encoding: 'utf8' });
     installedMiB = Number(/production install: ([\d.]+) MiB/.exec(printed)?.[1]);
     diskMiB = Number(execFileSync('du', ['-sk', join(copy, 'node_modules')], { encoding: 'utf8' }).split('\t')[0]) / 1024;
@@ -43,7 +44,14 @@ describe('a production install', () => {
   });
 
   it('starts with NODE_ENV=production, answers readiness and issues a token', async () => {
-    const env = { NODE_ENV: 'production', DATABASE_URL: databaseUrl, SERVER_SECRET: SECRET, PUBLIC_BASE_URL: 'https://api.example.com', DATA_DIR: join(copy, 'data'), LOG_LEVEL: 'warn' };
+    const env = {
+      NODE_ENV: 'production',
+      DATABASE_URL: databaseUrl,
+      SERVER_SECRET: SECRET,
+      PUBLIC_BASE_URL: 'https://api.example.com',
+      DATA_DIR: join(copy, 'data'),
+      LOG_LEVEL: 'warn',
+    };
     const cli = runNode(resolve(copy, 'dist/src/cli.js'), ['partner:create', '--name', 'Prod Install'], env);
     let stdout = '';
     cli.child.stdout!.on('data', (chunk) => (stdout += chunk));

@@ -16,7 +16,15 @@ function rootLogger(level: string): { root: Logger; lines: () => Record<string, 
     },
   });
   const root = pino({ level, base: undefined, timestamp: false }, sink);
-  return { root, lines: () => written.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>) };
+  return {
+    root,
+    lines: () =>
+      written
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+  };
 }
 
 const BINDINGS = { reqId: 'req-1', trace_id: '4bf92f3577b34da6a3ce929d0e0e4736' };
@@ -44,7 +52,8 @@ test('at an enabled level it writes the line a child of the root would, with the
   child.error({ err: new Error('boom'), responseTime: 3 }, 'request errored');
   child.warn('plain message %s', 'formatted');
   child.fatal({ only: 'object' });
-  const withoutStacks = (entries: Record<string, unknown>[]) => entries.map(({ err, ...rest }) => ({ ...rest, err: err && { ...(err as object), stack: undefined } }));
+  const withoutStacks = (entries: Record<string, unknown>[]) =>
+    entries.map(({ err, ...rest }) => ({ ...rest, err: err && { ...(err as object), stack: undefined } }));
   expect(withoutStacks(lines())).toEqual(withoutStacks(expected.lines()));
   expect(lines()[0]).toMatchObject({ level: 50, msg: 'request errored', reqId: 'req-1', trace_id: BINDINGS.trace_id, responseTime: 3 });
   expect(lines()[1]).toMatchObject({ msg: 'plain message formatted', reqId: 'req-1' });

@@ -36,7 +36,10 @@ describe('starting the service with nothing configured', () => {
       // and nothing else is logged between the banner and the first request.
       expect(output).toContain(`DATA_DIR=${dataDir} npm run --silent cli -- partner:create --name "My company" --sandbox`);
       expect(output).not.toContain('Mapped {');
-      const afterBanner = output.slice(output.indexOf('listening on')).split('\n').filter((line) => line.startsWith('{'));
+      const afterBanner = output
+        .slice(output.indexOf('listening on'))
+        .split('\n')
+        .filter((line) => line.startsWith('{'));
       expect(afterBanner[0]).toContain('/health/ready');
       expect(existsSync(join(dataDir, 'pg', 'PG_VERSION'))).toBe(true);
       expect(existsSync(join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
@@ -44,7 +47,12 @@ describe('starting the service with nothing configured', () => {
   });
 
   it('refuses to start in production without DATABASE_URL, in one line naming it', async () => {
-    const service = runNode('dist/src/main.js', [], { NODE_ENV: 'production', SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF', PUBLIC_BASE_URL: 'https://api.example.com', DATA_DIR: dataDir });
+    const service = runNode('dist/src/main.js', [], {
+      NODE_ENV: 'production',
+      SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF',
+      PUBLIC_BASE_URL: 'https://api.example.com',
+      DATA_DIR: dataDir,
+    });
     expect(await service.exit()).toBe(1);
     expect(service.output().trim().split('\n')).toEqual([expect.stringContaining('DATABASE_URL is required when NODE_ENV=production')]);
   });

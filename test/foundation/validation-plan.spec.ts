@@ -51,14 +51,34 @@ beforeAll(async () => {
 /** The DTOs of the hot routes: each must have a plan that the values below exercise. */
 const HOT = ['NovelQueryDto', 'OptionalSubscriberQueryDto', 'SubscriberQueryDto', 'PlaybackPositionQueryDto', 'PlaybackPositionWriteDto', 'StreamQueryDto'];
 
-test('the route DTOs are found, and the hot routes\' DTOs have a plan', () => {
+test("the route DTOs are found, and the hot routes' DTOs have a plan", () => {
   expect(dtos.map((d) => d.dto.name)).toEqual(expect.arrayContaining(HOT));
   expect(dtos.filter((d) => ValidationPlan.of(d.dto)).map((d) => d.dto.name)).toEqual(expect.arrayContaining(HOT));
 });
 
 /** Values near the rules (identifiers, numbers as text, bounds) and anything at all. */
 const field = fc.oneof(
-  fc.constantFrom('sub-42', 'the-heir', 'the-heir-ch2', 'novel-00004-ch1', 'romance', 'audio', '1', '20', '100', '0', '-1', '1e3', '0x10', ' 1', 'true', 'false', '', '2026-01-31', 'a'.repeat(130)),
+  fc.constantFrom(
+    'sub-42',
+    'the-heir',
+    'the-heir-ch2',
+    'novel-00004-ch1',
+    'romance',
+    'audio',
+    '1',
+    '20',
+    '100',
+    '0',
+    '-1',
+    '1e3',
+    '0x10',
+    ' 1',
+    'true',
+    'false',
+    '',
+    '2026-01-31',
+    'a'.repeat(130),
+  ),
   fc.constantFrom(0, 1, 95, 86_400, 86_401, -1, 1.5, 2 ** 53, true, false, null),
   fc.string({ maxLength: 12 }),
   fc.integer(),
@@ -88,7 +108,10 @@ const shapeOf = (dto: Dto) => {
   return fc.tuple(valid, changes, fc.boolean()).map(([base, changed, change]) => (change ? { ...base, ...changed } : base));
 };
 
-const propertiesOf = (dto: Dto) => getMetadataStorage().getTargetValidationMetadatas(dto, '', false, false).map((metadata) => metadata.propertyName);
+const propertiesOf = (dto: Dto) =>
+  getMetadataStorage()
+    .getTargetValidationMetadatas(dto, '', false, false)
+    .map((metadata) => metadata.propertyName);
 
 async function throughPipe(value: unknown, metadata: ArgumentMetadata): Promise<{ ok: true; value: unknown } | { ok: false }> {
   try {

@@ -3,14 +3,7 @@ import { PartnerCredentialsService, SigningKeyService, type IssuedCredential } f
 import type { Environment } from '../../src/shared/tenancy/tenant.js';
 import { documentedOperations, expectDocumented } from '../support/openapi.js';
 import { bearer, TEST_BASE_URL, useTestApp, startTestApp } from '../support/test-app.js';
-import {
-  algNoneToken,
-  foreignEs256Token,
-  hs256WithPublicKeyToken,
-  kidsServiceToken,
-  publishTestKey,
-  type TestKeySigner,
-} from '../support/tokens.js';
+import { algNoneToken, foreignEs256Token, hs256WithPublicKeyToken, kidsServiceToken, publishTestKey, type TestKeySigner } from '../support/tokens.js';
 
 /**
  * One protected route of each service. Every attack runs against all of them: each
@@ -107,7 +100,12 @@ describe('the access guard on every service', () => {
 
   it('refuses an HS256 token whose secret is the public key', async () => {
     const { keys } = (await call('/platform/v1/jwks')).json();
-    await expectRefusedEverywhere((token) => hs256WithPublicKeyToken(token, keys.find((key: { kid: string }) => key.kid === decodeProtectedHeader(token).kid)));
+    await expectRefusedEverywhere((token) =>
+      hs256WithPublicKeyToken(
+        token,
+        keys.find((key: { kid: string }) => key.kid === decodeProtectedHeader(token).kid),
+      ),
+    );
   });
 
   it('refuses a token signed by a foreign ES256 key, with or without a known kid', async () => {

@@ -26,12 +26,16 @@ describe('readClientAuthentication', () => {
 
   it('refuses, before any lookup, a client id no credential can have, in either form', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1 }).filter((id) => !CLIENT_ID_PATTERN.test(id)), (id) => {
-        expect(readClientAuthentication(basic(encode(id), 'secret'), {}).kind).toBe('malformed');
-        expect(readClientAuthentication(undefined, { client_id: id, client_secret: 'secret' }).kind).toBe('malformed');
-      }),
+      fc.property(
+        fc.string({ minLength: 1 }).filter((id) => !CLIENT_ID_PATTERN.test(id)),
+        (id) => {
+          expect(readClientAuthentication(basic(encode(id), 'secret'), {}).kind).toBe('malformed');
+          expect(readClientAuthentication(undefined, { client_id: id, client_secret: 'secret' }).kind).toBe('malformed');
+        },
+      ),
     );
-    for (const id of ['a\u0000b', 'x'.repeat(65), 'live_abc def', 'ünicode']) expect(readClientAuthentication(undefined, { client_id: id, client_secret: 's' }).kind).toBe('malformed');
+    for (const id of ['a\u0000b', 'x'.repeat(65), 'live_abc def', 'ünicode'])
+      expect(readClientAuthentication(undefined, { client_id: id, client_secret: 's' }).kind).toBe('malformed');
   });
 
   it('reads body credentials, and refuses both methods at once', () => {
@@ -41,7 +45,10 @@ describe('readClientAuthentication', () => {
   });
 
   it('treats body fields sent without a value as omitted (RFC 6749 3.1), as form tools send them next to Basic', () => {
-    expect(readClientAuthentication(basic('a', 'b'), { client_id: '', client_secret: '' })).toEqual({ kind: 'credentials', credentials: { clientId: 'a', clientSecret: 'b' } });
+    expect(readClientAuthentication(basic('a', 'b'), { client_id: '', client_secret: '' })).toEqual({
+      kind: 'credentials',
+      credentials: { clientId: 'a', clientSecret: 'b' },
+    });
     expect(readClientAuthentication(undefined, { client_id: '', client_secret: '' }).kind).toBe('missing');
     expect(readClientAuthentication(basic('a', 'b'), { client_id: 'a', client_secret: '' }).kind).toBe('ambiguous');
   });

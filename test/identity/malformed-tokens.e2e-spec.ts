@@ -111,7 +111,7 @@ it('refuses arbitrary mutations of a genuine token (property)', async () => {
   );
 });
 
-it('refuses a token that carries a cached genuine token\'s signature with other claims', async () => {
+it("refuses a token that carries a cached genuine token's signature with other claims", async () => {
   await t.inject({ method: 'GET', url: '/v1/categories', headers: bearer(genuine) });
   const [header, payload, signature] = partsOf(genuine);
   const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());

@@ -35,7 +35,15 @@ beforeAll(async () => {
     state.fetches++;
     if (state.down) return response.writeHead(502).end();
     response.writeHead(200, { 'content-type': 'application/json', 'cache-control': state.cacheControl });
-    response.end(JSON.stringify({ keys: [...state.kids.map((kid) => published.get(kid)), { kid: 'rsa', kty: 'RSA', n: 'x', e: 'AQAB' }, { kid: 'broken', kty: 'EC', crv: 'P-256', x: '!', y: '!' }] }));
+    response.end(
+      JSON.stringify({
+        keys: [
+          ...state.kids.map((kid) => published.get(kid)),
+          { kid: 'rsa', kty: 'RSA', n: 'x', e: 'AQAB' },
+          { kid: 'broken', kty: 'EC', crv: 'P-256', x: '!', y: '!' },
+        ],
+      }),
+    );
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   server = Object.assign(state, {

@@ -46,7 +46,10 @@ describe('POST /platform/v1/oauth2/token', () => {
   });
 
   it('accepts client_id and client_secret in the form body', async () => {
-    const response = await tokenRequest(FORM, form({ grant_type: 'client_credentials', client_id: credential.client_id, client_secret: credential.client_secret }));
+    const response = await tokenRequest(
+      FORM,
+      form({ grant_type: 'client_credentials', client_id: credential.client_id, client_secret: credential.client_secret }),
+    );
     expect(response.statusCode).toBe(200);
   });
 
@@ -84,10 +87,7 @@ describe('POST /platform/v1/oauth2/token', () => {
   });
 
   it('answers 400 unsupported_grant_type for another grant', async () => {
-    const response = await tokenRequest(
-      { ...FORM, authorization: basic(credential.client_id, credential.client_secret) },
-      form({ grant_type: 'password' }),
-    );
+    const response = await tokenRequest({ ...FORM, authorization: basic(credential.client_id, credential.client_secret) }, form({ grant_type: 'password' }));
     expect(response.statusCode).toBe(400);
     expect(response.json().error).toBe('unsupported_grant_type');
   });
@@ -123,7 +123,10 @@ describe('POST /platform/v1/oauth2/token', () => {
   it('refuses a revoked credential with 401 invalid_client', async () => {
     const revoked = await t.partner();
     await t.app.get((await import('../../src/modules/identity/index.js')).PartnerCredentialsService).revoke(revoked.client_id);
-    const response = await tokenRequest({ ...FORM, authorization: basic(revoked.client_id, revoked.client_secret) }, form({ grant_type: 'client_credentials' }));
+    const response = await tokenRequest(
+      { ...FORM, authorization: basic(revoked.client_id, revoked.client_secret) },
+      form({ grant_type: 'client_credentials' }),
+    );
     expect(response.statusCode).toBe(401);
     expect(response.json().error).toBe('invalid_client');
   });

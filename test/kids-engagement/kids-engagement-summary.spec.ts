@@ -37,11 +37,16 @@ describe("children's summary suppression", () => {
 
   it('withholds every figure while fewer than 30 accounts have activity, whatever the active count', () => {
     fc.assert(
-      fc.property(fc.integer({ min: MIN_SAMPLE_THRESHOLD, max: 1e6 }), fc.integer({ min: 0, max: MIN_SAMPLE_THRESHOLD - 1 }), measures, (activeAccounts, accountsWithActivity, rest) => {
-        const summary = kidsEngagementSummary(window, { ...rest, activeAccounts, accountsWithActivity }, generatedAt);
-        expect(summary.suppressed).toBe(true);
-        expect(numbersIn(summary)).toEqual([MIN_SAMPLE_THRESHOLD]);
-      }),
+      fc.property(
+        fc.integer({ min: MIN_SAMPLE_THRESHOLD, max: 1e6 }),
+        fc.integer({ min: 0, max: MIN_SAMPLE_THRESHOLD - 1 }),
+        measures,
+        (activeAccounts, accountsWithActivity, rest) => {
+          const summary = kidsEngagementSummary(window, { ...rest, activeAccounts, accountsWithActivity }, generatedAt);
+          expect(summary.suppressed).toBe(true);
+          expect(numbersIn(summary)).toEqual([MIN_SAMPLE_THRESHOLD]);
+        },
+      ),
     );
   });
 

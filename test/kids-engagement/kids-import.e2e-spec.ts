@@ -54,7 +54,9 @@ describe('kids activity import', () => {
   it('stores every line of a valid file in the live environment of the partner', async () => {
     const result = await t.app.get(KidsActivityImporter).import(partner.partner_id, ['', ...sessions(2500)]);
     expect(result).toEqual({ lines: 2501, records: 2500, inserted: 2500, updated: 0 });
-    expect(await db.query('SELECT DISTINCT partner_id::text, environment FROM kids_activity')).toEqual([{ partner_id: partner.partner_id, environment: 'live' }]);
+    expect(await db.query('SELECT DISTINCT partner_id::text, environment FROM kids_activity')).toEqual([
+      { partner_id: partner.partner_id, environment: 'live' },
+    ]);
   });
 
   it('imports nothing when a line after the first batches is bad, and names the line and the field', async () => {
@@ -66,7 +68,9 @@ describe('kids activity import', () => {
   });
 
   it('imports nothing when the first line is bad', async () => {
-    await expect(t.app.get(KidsActivityImporter).import(partner.partner_id, [session(1, { child: 'x' }), ...sessions(5)])).rejects.toThrow(/line 1: child is not a field/);
+    await expect(t.app.get(KidsActivityImporter).import(partner.partner_id, [session(1, { child: 'x' }), ...sessions(5)])).rejects.toThrow(
+      /line 1: child is not a field/,
+    );
     expect(await storedRows()).toBe(0);
   });
 
@@ -103,7 +107,9 @@ describe('the kids:import command', () => {
 
   it('refuses an unknown partner, a missing file and a missing --partner as usage errors', async () => {
     const file = fileWith('ok.ndjson', sessions(1));
-    await expect(runCli([file, '--partner', '00000000-0000-4000-8000-000000000000'])).rejects.toThrow(new UsageError('no partner 00000000-0000-4000-8000-000000000000'));
+    await expect(runCli([file, '--partner', '00000000-0000-4000-8000-000000000000'])).rejects.toThrow(
+      new UsageError('no partner 00000000-0000-4000-8000-000000000000'),
+    );
     await expect(runCli([join(dir, 'missing.ndjson'), '--partner', partner.partner_id])).rejects.toThrow(UsageError);
     await expect(runCli([file])).rejects.toThrow(new UsageError('--partner is required'));
     await expect(runCli(['--partner', partner.partner_id])).rejects.toThrow(new UsageError('give exactly one NDJSON FILE'));

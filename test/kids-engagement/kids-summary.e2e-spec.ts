@@ -38,7 +38,8 @@ const session = (account: string, child: string, story: string, minutes: number,
   JSON.stringify({ account_id: account, child_ref: child, story_id: story, minutes, completed_at: completedAt, occurred_at: occurredAt });
 
 /** One session of no minutes and no completion per account: activity that adds to no figure. */
-const quietSessions = (accounts: string[], occurredAt: string) => accounts.map((account) => session(account, `kid-of-${account}`, 'the-moon', 0, null, occurredAt));
+const quietSessions = (accounts: string[], occurredAt: string) =>
+  accounts.map((account) => session(account, `kid-of-${account}`, 'the-moon', 0, null, occurredAt));
 
 const accountsOf = (changes: Change[]) => [...new Set(changes.map(([account]) => account))];
 
@@ -52,17 +53,16 @@ async function summary(token: string, query = 'period_start=2026-10-01&period_en
 
 /** Every string anywhere in a JSON value, keys included. */
 const stringsIn = (value: unknown): string[] =>
-  typeof value === 'string'
-    ? [value]
-    : value && typeof value === 'object'
-      ? Object.entries(value).flatMap(([key, inner]) => [key, ...stringsIn(inner)])
-      : [];
+  typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.entries(value).flatMap(([key, inner]) => [key, ...stringsIn(inner)]) : [];
 
 describe('active accounts', () => {
   it('withholds every figure at 29 active accounts and gives them at 30', async () => {
     const partner = await t.partner(kidsScope);
     await history(partner, [...steadyAccounts(29), ['family-30', 'active', '2026-11-05T12:00:00Z']]);
-    await activity(partner, [...quietSessions(accountsOf(steadyAccounts(29)), '2026-10-20T18:00:00Z'), ...quietSessions(['family-30'], '2026-11-06T18:00:00Z')]);
+    await activity(partner, [
+      ...quietSessions(accountsOf(steadyAccounts(29)), '2026-10-20T18:00:00Z'),
+      ...quietSessions(['family-30'], '2026-11-06T18:00:00Z'),
+    ]);
     const token = await t.token(partner);
 
     const october = await summary(token);

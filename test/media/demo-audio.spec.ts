@@ -5,7 +5,9 @@ import { DEMO_AUDIO_FORMAT, demoDurationSeconds, demoFileName, renderDemoNarrati
 import { MusicMetadataAudioProbe } from '../../src/modules/media/infrastructure/music-metadata-audio.probe.js';
 
 const probe = new MusicMetadataAudioProbe();
-const files = readdirSync(DEMO_AUDIO_DIR).filter((name) => name.endsWith('.mp3')).sort();
+const files = readdirSync(DEMO_AUDIO_DIR)
+  .filter((name) => name.endsWith('.mp3'))
+  .sort();
 
 /** The chapter a committed file is for, from its name `<novel-id>-<chapter>.mp3`. */
 function chapterOf(fileName: string): DemoChapter {
@@ -54,7 +56,15 @@ describe('demo narration generator', () => {
         { id: 'third', total_chapters: 2 },
       ],
     };
-    expect(chaptersOfManifest(manifest).map(demoFileName)).toEqual(['first-1.mp3', 'first-2.mp3', 'second-1.mp3', 'second-2.mp3', 'second-3.mp3', 'third-1.mp3', 'third-2.mp3']);
+    expect(chaptersOfManifest(manifest).map(demoFileName)).toEqual([
+      'first-1.mp3',
+      'first-2.mp3',
+      'second-1.mp3',
+      'second-2.mp3',
+      'second-3.mp3',
+      'third-1.mp3',
+      'third-2.mp3',
+    ]);
     expect(() => chaptersOfManifest({ novels: [{ id: 'x' }] })).toThrow(/neither a "chapters" array nor "total_chapters"/);
     expect(() => chaptersOfManifest({ books: [] })).toThrow(/no "novels" array/);
   });

@@ -27,8 +27,7 @@ const pathOf = (url: string) => {
   const parsed = new URL(url);
   return parsed.pathname + parsed.search;
 };
-const fetchMedia = (url: string, headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET') =>
-  t.inject({ method, url: pathOf(url), headers });
+const fetchMedia = (url: string, headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET') => t.inject({ method, url: pathOf(url), headers });
 
 describe('importChapterAudio', () => {
   it('stores the mp3 under a key named by its content, with the duration and bitrate read from the audio', async () => {

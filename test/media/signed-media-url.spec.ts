@@ -50,9 +50,11 @@ describe('signed local media URLs', () => {
           const text = parts[part];
           const at = position % text.length;
           const changed =
-            edit === 'replace' ? text.slice(0, at) + character + text.slice(at + 1)
-            : edit === 'insert' ? text.slice(0, at) + character + text.slice(at)
-            : text.slice(0, at) + text.slice(at + 1);
+            edit === 'replace'
+              ? text.slice(0, at) + character + text.slice(at + 1)
+              : edit === 'insert'
+                ? text.slice(0, at) + character + text.slice(at)
+                : text.slice(0, at) + text.slice(at + 1);
           fc.pre(changed !== text);
           // Checked long before the expiry: the change alone must be what fails it.
           expect(check({ ...parts, [part]: changed }, 0)).toBe('forged');
@@ -102,7 +104,7 @@ describe('media keys', () => {
     (key) => expect(isMediaKey(key)).toBe(false),
   );
 
-  it('names a chapter\'s narration by environment, novel, chapter and content', () => {
+  it("names a chapter's narration by environment, novel, chapter and content", () => {
     expect(chapterAudioKey('sandbox', 'the-lighthouse', 12, '0123456789abcdef')).toBe('sandbox/the-lighthouse/12-0123456789abcdef.mp3');
     expect(() => chapterAudioKey('live', '../etc', 1, '0123456789abcdef')).toThrow(RangeError);
     expect(() => chapterAudioKey('live', 'novel', 0, '0123456789abcdef')).toThrow(RangeError);

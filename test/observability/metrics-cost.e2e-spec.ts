@@ -32,14 +32,19 @@ it('reports no request waiting for a connection on an idle service', async () =>
 describe('in production', () => {
   let production: TestApp;
   beforeAll(async () => {
-    production = await startTestApp(
-      { NODE_ENV: 'production', SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF-metrics', PUBLIC_BASE_URL: 'https://api.example.com' },
-    );
+    production = await startTestApp({
+      NODE_ENV: 'production',
+      SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF-metrics',
+      PUBLIC_BASE_URL: 'https://api.example.com',
+    });
   });
   afterAll(() => production?.close());
 
   it('answers 404 for /metrics on the service port when METRICS_PORT is unset', async () => {
     const response = await production.inject({ method: 'GET', url: '/metrics' });
-    expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 404, body: { error: 'not_found', error_description: expect.any(String) } });
+    expect({ status: response.statusCode, body: response.json() }).toEqual({
+      status: 404,
+      body: { error: 'not_found', error_description: expect.any(String) },
+    });
   });
 });

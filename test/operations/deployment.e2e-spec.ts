@@ -70,12 +70,22 @@ async function stopDuringLongRequest(command: string, args: string[]) {
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const origin = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
-  while (!(await fetch(`${origin}/health/live`).then((r) => r.ok, () => false))) {
+  while (
+    !(await fetch(`${origin}/health/live`).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  ) {
     if (Date.now() > deadline || child.exitCode !== null) throw new Error(`did not start:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   // The service process: the command itself, or its only child when a launcher (npm) runs it.
-  const servicePid = Number(execFileSync('sh', ['-c', `pgrep -P ${child.pid} || echo ${child.pid}`]).toString().trim().split('\n')[0]);
+  const servicePid = Number(
+    execFileSync('sh', ['-c', `pgrep -P ${child.pid} || echo ${child.pid}`])
+      .toString()
+      .trim()
+      .split('\n')[0],
+  );
   // A long request: its headers arrive before SIGTERM, its body 1.5 s later. And a
   // keep-alive connection, open before SIGTERM, that sends a request after it.
   const form = 'grant_type=client_credentials&client_id=live_nobody&client_secret=wrong';
@@ -102,16 +112,20 @@ describe('SIGTERM', () => {
   it.each([
     ['the documented start command, npm run start:prod', 'npm', ['run', '--silent', 'start:prod']],
     ["the image's command", imageCommand()[0], imageCommand().slice(1)],
-  ])('to %s lets the request in flight finish, then the whole process tree exits 0', async (_name, command, args) => {
-    const result = await stopDuringLongRequest(command as string, args as string[]);
-    expect({
-      code: result.code,
-      inFlight: result.inFlightAnswer.status,
-      late: result.lateAnswer.status,
-      lateError: JSON.parse(result.lateAnswer.body || '{}').error,
-      serviceAlive: result.serviceAlive,
-    }).toEqual({ code: 0, inFlight: 401, late: 503, lateError: 'temporarily_unavailable', serviceAlive: false });
-  }, 90_000);
+  ])(
+    'to %s lets the request in flight finish, then the whole process tree exits 0',
+    async (_name, command, args) => {
+      const result = await stopDuringLongRequest(command as string, args as string[]);
+      expect({
+        code: result.code,
+        inFlight: result.inFlightAnswer.status,
+        late: result.lateAnswer.status,
+        lateError: JSON.parse(result.lateAnswer.body || '{}').error,
+        serviceAlive: result.serviceAlive,
+      }).toEqual({ code: 0, inFlight: 401, late: 503, lateError: 'temporarily_unavailable', serviceAlive: false });
+    },
+    90_000,
+  );
 });
 
 describe('the Dockerfile', () => {

@@ -34,7 +34,12 @@ afterAll(async () => {
 
 const reads = () => ({ ...app.app.get(ReportingDb).reads });
 const activate = (subscriberId: string) =>
-  app.inject({ method: 'POST', url: '/platform/v1/entitlements', headers: bearer(token), payload: { subscriber_id: subscriberId, product: 'audioapp', status: 'active' } });
+  app.inject({
+    method: 'POST',
+    url: '/platform/v1/entitlements',
+    headers: bearer(token),
+    payload: { subscriber_id: subscriberId, product: 'audioapp', status: 'active' },
+  });
 const activeAtEnd = async () => {
   const response = await app.inject({ method: 'GET', url: '/platform/v1/billing-usage?product=audioapp', headers: bearer(token) });
   expect(response.statusCode).toBe(200);
@@ -52,7 +57,7 @@ async function eventually(check: () => Promise<boolean>, ms: number): Promise<bo
   return false;
 }
 
-it('reads billing history on the standby once it has caught up, with the primary\'s answer', async () => {
+it("reads billing history on the standby once it has caught up, with the primary's answer", async () => {
   await activate('standby-1');
   const onStandby = await eventually(async () => {
     const before = reads().standby;

@@ -51,7 +51,9 @@ describe('a SERVER_SECRET the database was not set up with', () => {
     const { code, lines } = await startService(legacy, { SERVER_SECRET: OTHER });
     expect({ code, last: lines.at(-1) }).toEqual({ code: 1, last: expect.stringContaining('SERVER_SECRET is not the secret this database was set up with') });
     const right = await startTestApp({ SERVER_SECRET: OLD }, legacy);
-    expect(await right.app.get(DataSource).query('SELECT fingerprint FROM server_secret')).toEqual([{ fingerprint: right.app.get(ServerSecrets).fingerprints.current }]);
+    expect(await right.app.get(DataSource).query('SELECT fingerprint FROM server_secret')).toEqual([
+      { fingerprint: right.app.get(ServerSecrets).fingerprints.current },
+    ]);
     await right.close();
   }, 60_000);
 });
@@ -80,7 +82,12 @@ describe('rotating SERVER_SECRET without downtime', () => {
     const old = await replica({ SERVER_SECRET: OLD });
     const before = await old.partner({ scopes: ['platform:webhooks:manage'], environment: 'sandbox' });
     const endpoint = (
-      await old.inject({ method: 'POST', url: '/platform/v1/webhook-endpoints', headers: bearer(await old.token(before)), payload: { url: 'http://127.0.0.1:9/hook', events: ['novel.finished'] } })
+      await old.inject({
+        method: 'POST',
+        url: '/platform/v1/webhook-endpoints',
+        headers: bearer(await old.token(before)),
+        payload: { url: 'http://127.0.0.1:9/hook', events: ['novel.finished'] },
+      })
     ).json();
 
     // Step 1, the rollout: a replica with both secrets beside one with the old only. It keeps
@@ -108,7 +115,9 @@ describe('rotating SERVER_SECRET without downtime', () => {
     // Step 3: the old secret removed. Everything still works with the new one alone.
     const newOnly = await replica({ SERVER_SECRET: NEW }, both.databaseUrl);
     expect([await tokenStatus(newOnly, before), await tokenStatus(newOnly, duringRollout), await tokenStatus(newOnly, afterRotation)]).toEqual([200, 200, 200]);
-    const [{ sealed_secret }] = await newOnly.app.get(DataSource).query('SELECT sealed_secret FROM webhook_endpoint_secrets WHERE endpoint_id = $1', [endpoint.id]);
+    const [{ sealed_secret }] = await newOnly.app
+      .get(DataSource)
+      .query('SELECT sealed_secret FROM webhook_endpoint_secrets WHERE endpoint_id = $1', [endpoint.id]);
     expect(newOnly.app.get(ServerSecrets).unseal(sealed_secret)).toBe(endpoint.secret);
   }, 120_000);
 

@@ -15,10 +15,18 @@ it('answers waiting long polls at once, readiness and new requests 503, and clos
     await new Promise((resolve) => setTimeout(resolve, 300));
     t.app.get(ShutdownSignal).begin();
     const answered = await poll;
-    expect({ status: answered.statusCode, data: answered.json().data, tookLessThan5s: Date.now() - started < 5_000 }).toEqual({ status: 200, data: [], tookLessThan5s: true });
+    expect({ status: answered.statusCode, data: answered.json().data, tookLessThan5s: Date.now() - started < 5_000 }).toEqual({
+      status: 200,
+      data: [],
+      tookLessThan5s: true,
+    });
     expect(answered.headers.connection).toBe('close');
     const ready = await t.inject({ method: 'GET', url: '/health/ready' });
-    expect({ status: ready.statusCode, error: ready.json().error, retryAfter: ready.headers['retry-after'] }).toEqual({ status: 503, error: 'temporarily_unavailable', retryAfter: '1' });
+    expect({ status: ready.statusCode, error: ready.json().error, retryAfter: ready.headers['retry-after'] }).toEqual({
+      status: 503,
+      error: 'temporarily_unavailable',
+      retryAfter: '1',
+    });
   } finally {
     await t.close();
   }

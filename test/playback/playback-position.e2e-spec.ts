@@ -58,7 +58,9 @@ describe('PUT and GET /subscribers/{id}/playback-position', () => {
     const replaced = await put('p-2', position(3, 0), a, 'subscriber');
     expect(replaced.statusCode).toBe(200);
     expect((await get('p-2', 'listen-novel', a, 'subscriber')).json()).toEqual(replaced.json());
-    const rows = await db.query(`SELECT chapter_number, position_seconds FROM playback_positions WHERE partner_id = $1 AND subscriber_id = 'p-2'`, [a.partnerId]);
+    const rows = await db.query(`SELECT chapter_number, position_seconds FROM playback_positions WHERE partner_id = $1 AND subscriber_id = 'p-2'`, [
+      a.partnerId,
+    ]);
     expect(rows).toEqual([{ chapter_number: 3, position_seconds: 0 }]);
   });
 
@@ -69,8 +71,13 @@ describe('PUT and GET /subscribers/{id}/playback-position', () => {
     // Later saves of a chapter already recorded today store the position and add no row.
     await put('p-3', position(2, 15));
     await put('p-3', position(3, 25));
-    const activity = await db.query(`SELECT chapter_number, kind FROM reading_activity WHERE partner_id = $1 AND subscriber_id = 'p-3' ORDER BY occurred_at`, [a.partnerId]);
-    expect(activity).toEqual([{ chapter_number: 3, kind: 'audio' }, { chapter_number: 2, kind: 'audio' }]);
+    const activity = await db.query(`SELECT chapter_number, kind FROM reading_activity WHERE partner_id = $1 AND subscriber_id = 'p-3' ORDER BY occurred_at`, [
+      a.partnerId,
+    ]);
+    expect(activity).toEqual([
+      { chapter_number: 3, kind: 'audio' },
+      { chapter_number: 2, kind: 'audio' },
+    ]);
     expect((await get('p-3')).json()).toMatchObject({ chapter_id: 'listen-novel-ch3', position_seconds: 25 });
     const progress = (await a.call('GET', '/subscriber/p-3/reading-progress')).json();
     expect(progress.novels[0].current_chapter).toBe(3);
@@ -91,7 +98,9 @@ describe('PUT and GET /subscribers/{id}/playback-position', () => {
     const writes = Array.from({ length: 20 }, (_, i) => position((i % 4) + 1, i * 10));
     const responses = await Promise.all(writes.map((body) => put('p-race', body)));
     expect(responses.map((r) => r.statusCode)).toEqual(Array(20).fill(200));
-    const rows = await db.query(`SELECT chapter_number, position_seconds FROM playback_positions WHERE partner_id = $1 AND subscriber_id = 'p-race'`, [a.partnerId]);
+    const rows = await db.query(`SELECT chapter_number, position_seconds FROM playback_positions WHERE partner_id = $1 AND subscriber_id = 'p-race'`, [
+      a.partnerId,
+    ]);
     expect(rows).toHaveLength(1);
     const stored = { novel_id: 'listen-novel', chapter_id: `listen-novel-ch${rows[0].chapter_number}`, position_seconds: rows[0].position_seconds };
     expect(writes).toContainEqual(stored);
@@ -129,7 +138,10 @@ describe('PUT and GET /subscribers/{id}/playback-position', () => {
     const beyond = await put('p-ahead', position(3, 1));
     expectError(beyond, 400, 'invalid_request');
     expect(beyond.json().error_description).toMatch(/not yet released.*expected at/);
-    await db.query(`UPDATE novel_progress SET finished_at = now(), chosen_choice_id = 'any' WHERE partner_id = $1 AND subscriber_id = $2`, [a.partnerId, 'p-ahead']);
+    await db.query(`UPDATE novel_progress SET finished_at = now(), chosen_choice_id = 'any' WHERE partner_id = $1 AND subscriber_id = $2`, [
+      a.partnerId,
+      'p-ahead',
+    ]);
     expect((await put('p-ahead', position(4, 1))).json()).toMatchObject({ chapter_id: 'listen-novel-ch4' });
   });
 

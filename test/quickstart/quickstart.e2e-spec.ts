@@ -45,7 +45,9 @@ test('the quickstart runs every step against the sandbox and verifies the webhoo
   expect(output).toContain('Received novel.finished and verified its Standard Webhooks signature');
   expect(output).toMatch(/Read the same novel.finished from the event feed\s+\{"seq":\d+,"event":"novel.finished"/);
   expect(output).toMatch(/Advanced the clock to that instant: chapter 3 is released\s+\{"chapter":3,"status":"unlocked"\}/);
-  expect(output).toMatch(/Received chapter.unlocked for chapter 3, verified, at the release instant\s+\{"occurred_at":"[^"]+","data":\{[^}]*"chapter_number":3/);
+  expect(output).toMatch(
+    /Received chapter.unlocked for chapter 3, verified, at the release instant\s+\{"occurred_at":"[^"]+","data":\{[^}]*"chapter_number":3/,
+  );
   expect(output).toContain('Deleted the webhook endpoint');
   expect(output.trim().split('\n').at(-1)).toBe('Quickstart complete.');
   expect(await listOf(credential, 'webhook-endpoints')).toEqual([]);

@@ -58,8 +58,14 @@ test('failed token requests are limited per client id and source address, across
   for (let i = 0; i < 6; i++) {
     const replica = i % 2 ? first : second;
     statuses.push(
-      (await replica.inject({ method: 'POST', url: '/platform/v1/oauth2/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form }))
-        .statusCode,
+      (
+        await replica.inject({
+          method: 'POST',
+          url: '/platform/v1/oauth2/token',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: form,
+        })
+      ).statusCode,
     );
   }
   expect(statuses).toEqual([401, 401, 401, 429, 429, 429]);

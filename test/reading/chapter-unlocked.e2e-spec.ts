@@ -151,7 +151,9 @@ it('announces nothing more for a removed or finished novel, nor for a partner th
   await runBoth(plus(release(removed.startedAt, 5), 60));
   expect(await unlocks(p)).toEqual([]);
   expect(await unlocks(unsubscribed, quiet.subscriberId)).toEqual([]);
-  const left = await db.query(`SELECT count(*)::int AS n FROM chapter_unlock_schedule WHERE partner_id = ANY ($1)`, [[p.client.partnerId, unsubscribed.client.partnerId]]);
+  const left = await db.query(`SELECT count(*)::int AS n FROM chapter_unlock_schedule WHERE partner_id = ANY ($1)`, [
+    [p.client.partnerId, unsubscribed.client.partnerId],
+  ]);
   expect(left[0].n).toBe(0);
 });
 

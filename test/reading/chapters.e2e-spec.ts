@@ -29,8 +29,7 @@ async function reader(id: string, options: { plan?: string; startedAt?: Date } =
 const listing = (query = '') => a.call('GET', `/novels/drip-novel/chapters${query}`);
 const content = (subscriber: string, chapter: number | string, client = a) =>
   client.call('GET', `/novels/drip-novel/chapters/${chapter}/content?subscriber_id=${subscriber}`);
-const currentChapter = async (subscriber: string) =>
-  (await a.call('GET', `/subscriber/${subscriber}/reading-progress`)).json().novels[0].current_chapter;
+const currentChapter = async (subscriber: string) => (await a.call('GET', `/subscriber/${subscriber}/reading-progress`)).json().novels[0].current_chapter;
 
 function expectError(response: Awaited<ReturnType<PartnerClient['call']>>, status: number, error: string) {
   expect({ status: response.statusCode, body: response.json() }).toEqual({ status, body: { error, error_description: expect.any(String) } });
@@ -95,7 +94,9 @@ describe('GET /novels/{id}/chapters/{n}/content', () => {
       format: 'markdown',
       body: '# Chapter 1\n\nText of chapter 1 of *drip-novel*.',
     });
-    const activity = await db.query(`SELECT novel_id, chapter_number, kind FROM reading_activity WHERE partner_id = $1 AND subscriber_id = 'text-reader'`, [a.partnerId]);
+    const activity = await db.query(`SELECT novel_id, chapter_number, kind FROM reading_activity WHERE partner_id = $1 AND subscriber_id = 'text-reader'`, [
+      a.partnerId,
+    ]);
     expect(activity).toEqual([{ novel_id: 'drip-novel', chapter_number: 1, kind: 'text' }]);
   });
 

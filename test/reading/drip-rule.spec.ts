@@ -82,10 +82,13 @@ describe('the drip rule (DECISIONS 8)', () => {
     };
 
     it('the memoised release day equals the definition read directly from the tz database', () => {
-      const nearSix = fc.integer({ min: 0, max: 9_000 }).chain((day) =>
-        fc.integer({ min: -3 * HOUR, max: 3 * HOUR }).map((shift) => new Date(Date.UTC(2010, 0, 1) + day * 24 * HOUR + 9 * HOUR + shift)),
+      const nearSix = fc
+        .integer({ min: 0, max: 9_000 })
+        .chain((day) => fc.integer({ min: -3 * HOUR, max: 3 * HOUR }).map((shift) => new Date(Date.UTC(2010, 0, 1) + day * 24 * HOUR + 9 * HOUR + shift)));
+      fc.assert(
+        fc.property(fc.oneof(instant, nearSix), (x) => releaseDay(x) === directReleaseDay(x)),
+        { numRuns: 2_000 },
       );
-      fc.assert(fc.property(fc.oneof(instant, nearSix), (x) => releaseDay(x) === directReleaseDay(x)), { numRuns: 2_000 });
     });
 
     it('chapter n is released exactly when the count reaches n', () => {

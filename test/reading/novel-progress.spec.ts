@@ -11,7 +11,7 @@ const progress = (overrides: Partial<NovelProgress> = {}): NovelProgress => ({
   ...overrides,
 });
 
-describe('release state of a subscriber\'s novel', () => {
+describe("release state of a subscriber's novel", () => {
   it('is not_started, with no unlocks_at, before the novel is opened', () => {
     const release = chapterRelease(null, 1, false, now);
     expect(release).toEqual({ released: false, unlocksAt: null, started: false });

@@ -98,10 +98,10 @@ describe('POST /subscribers/{id}/novels (open)', () => {
     const statuses = responses.map((r) => r.statusCode);
     expect(statuses.filter((s) => s === 201)).toHaveLength(3);
     expect(statuses.every((s) => [200, 201, 409].includes(s))).toBe(true);
-    const [{ count }] = await db.query(`SELECT count(*)::int AS count FROM novel_progress WHERE partner_id = $1 AND subscriber_id = $2 AND finished_at IS NULL`, [
-      a.partnerId,
-      subscriber,
-    ]);
+    const [{ count }] = await db.query(
+      `SELECT count(*)::int AS count FROM novel_progress WHERE partner_id = $1 AND subscriber_id = $2 AND finished_at IS NULL`,
+      [a.partnerId, subscriber],
+    );
     expect(count).toBe(3);
     expect((await progressOf(subscriber)).active_novel_count).toBe(3);
   });
@@ -171,7 +171,8 @@ describe('DELETE /subscribers/{id}/novels/{novel_id} (remove)', () => {
 
 describe('endings: GET and POST /novels/{id}/choices', () => {
   const state = (subscriber: string, novel = 'novel-1') => a.call('GET', `/novels/${novel}/choices?subscriber_id=${subscriber}`);
-  const choose = (subscriber: string, choiceId: string, novel = 'novel-1') => a.call('POST', `/novels/${novel}/choices`, { subscriber_id: subscriber, choice_id: choiceId });
+  const choose = (subscriber: string, choiceId: string, novel = 'novel-1') =>
+    a.call('POST', `/novels/${novel}/choices`, { subscriber_id: subscriber, choice_id: choiceId });
 
   it('hides the endings until the last chapter is released: 200, available false, no choices', async () => {
     const subscriber = await newSubscriber();
@@ -299,7 +300,12 @@ describe('GET /subscriber/{id}/reading-progress', () => {
   });
 
   it('answers an empty progress for an unknown subscriber, and 400 for a malformed id', async () => {
-    expect((await a.call('GET', '/subscriber/nobody/reading-progress')).json()).toEqual({ subscriber_id: 'nobody', active_novel_count: 0, active_novel_limit: 3, novels: [] });
+    expect((await a.call('GET', '/subscriber/nobody/reading-progress')).json()).toEqual({
+      subscriber_id: 'nobody',
+      active_novel_count: 0,
+      active_novel_limit: 3,
+      novels: [],
+    });
     expectError(await a.call('GET', '/subscriber/bad%20id/reading-progress'), 400, 'invalid_request');
   });
 

@@ -11,7 +11,9 @@ beforeAll(async () => {
   // A subscriber who was reading and listening to it before it was removed.
   await a.entitle('reader', { product: 'audioapp' });
   expect((await a.call('POST', '/subscribers/reader/novels', { novel_id: 'gone' })).statusCode).toBe(201);
-  expect((await a.call('PUT', '/subscribers/reader/playback-position', { novel_id: 'gone', chapter_id: 'gone-ch1', position_seconds: 3 })).statusCode).toBe(200);
+  expect((await a.call('PUT', '/subscribers/reader/playback-position', { novel_id: 'gone', chapter_id: 'gone-ch1', position_seconds: 3 })).statusCode).toBe(
+    200,
+  );
   await importCatalog(t, manifest([manifestNovel('gone', { chapters: 2, status: 'removed' })]));
 });
 
@@ -29,10 +31,12 @@ const ENDPOINTS: [string, 'GET' | 'POST' | 'PUT' | 'DELETE', (id: string) => str
 ];
 
 describe('a novel removed from the catalog, or one that never existed', () => {
-  it.each(ENDPOINTS.flatMap(([name, method, path, body]) => [
-    [name, 'gone', method, path('gone'), body('gone')],
-    [name, 'never-existed', method, path('never-existed'), body('never-existed')],
-  ]))('answers 404 invalid_request on the %s endpoint for %s', async (_, __, method, path, body) => {
+  it.each(
+    ENDPOINTS.flatMap(([name, method, path, body]) => [
+      [name, 'gone', method, path('gone'), body('gone')],
+      [name, 'never-existed', method, path('never-existed'), body('never-existed')],
+    ]),
+  )('answers 404 invalid_request on the %s endpoint for %s', async (_, __, method, path, body) => {
     const response = await a.call(method as 'GET', path as string, body as object | undefined);
     expect({ status: response.statusCode, body: response.json() }).toEqual({
       status: 404,

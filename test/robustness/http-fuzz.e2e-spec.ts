@@ -38,7 +38,9 @@ beforeAll(async () => {
     )
     .filter((operation) => !operation.path.startsWith('/docs'));
   const live = await t.partner();
-  const sandbox = await t.app.get((await import('../../src/modules/identity/index.js')).PartnerCredentialsService).createCredential(live.partner_id, undefined, 'sandbox');
+  const sandbox = await t.app
+    .get((await import('../../src/modules/identity/index.js')).PartnerCredentialsService)
+    .createCredential(live.partner_id, undefined, 'sandbox');
   tokens = { live: await t.token(live), sandbox: await t.token(sandbox) };
   const ajv = new Ajv({ strict: false, allErrors: false });
   // ajv-formats is CommonJS: its default export arrives as the module object.
@@ -51,7 +53,35 @@ beforeAll(async () => {
 }, 60_000);
 
 const adversarialText = fc.oneof(
-  fc.constantFrom('%zz', '%E0%A4%A', '..', '', ' ', '0', '-1', '1', '999999999999999999999', '1e309', 'NaN', 'null', 'true', '[]', '{}', "' OR 1=1 --", '"; DROP TABLE novels; --', '../../etc/passwd', '%00', '\u0000', '\uD800', 'ℌ𝔢𝔩𝔩𝔬', 'the-heir', 'sub-1', 'a'.repeat(5000), '<script>alert(1)</script>', '${jndi:ldap://x}'),
+  fc.constantFrom(
+    '%zz',
+    '%E0%A4%A',
+    '..',
+    '',
+    ' ',
+    '0',
+    '-1',
+    '1',
+    '999999999999999999999',
+    '1e309',
+    'NaN',
+    'null',
+    'true',
+    '[]',
+    '{}',
+    "' OR 1=1 --",
+    '"; DROP TABLE novels; --',
+    '../../etc/passwd',
+    '%00',
+    '\u0000',
+    '\uD800',
+    'ℌ𝔢𝔩𝔩𝔬',
+    'the-heir',
+    'sub-1',
+    'a'.repeat(5000),
+    '<script>alert(1)</script>',
+    '${jndi:ldap://x}',
+  ),
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 20 }),
 );
@@ -59,15 +89,29 @@ const adversarialText = fc.oneof(
 /** Percent-encodes any string (lone surrogates included); some values go raw on purpose. */
 function pathSegment(value: string): string {
   if (value.startsWith('%') || value === '..') return value;
-  return [...Buffer.from(value, 'utf8')].map((byte) => (/[A-Za-z0-9._~-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).padStart(2, '0')}`)).join('');
+  return [...Buffer.from(value, 'utf8')]
+    .map((byte) => (/[A-Za-z0-9._~-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).padStart(2, '0')}`))
+    .join('');
 }
 
-const jsonValue = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.dictionary(fc.constantFrom('subscriber_id', 'novel_id', 'chapter_id', 'position_seconds', 'product', 'status', 'plan', 'choice_id', 'url', 'events', 'started_at'), fc.oneof(adversarialText, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(adversarialText, { maxLength: 3 }))));
+const jsonValue = fc.oneof(
+  fc.jsonValue({ maxDepth: 3 }),
+  fc.dictionary(
+    fc.constantFrom('subscriber_id', 'novel_id', 'chapter_id', 'position_seconds', 'product', 'status', 'plan', 'choice_id', 'url', 'events', 'started_at'),
+    fc.oneof(adversarialText, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(adversarialText, { maxLength: 3 })),
+  ),
+);
 
 const requestFor = (operation: Operation) =>
   fc.record({
     pathValues: fc.array(adversarialText, { minLength: 4, maxLength: 4 }),
-    query: fc.array(fc.tuple(fc.oneof(fc.constantFrom(...operation.parameters.filter((p) => p.in === 'query').map((p) => p.name), 'unknown_param'), fc.string({ maxLength: 10 })), adversarialText), { maxLength: 4 }),
+    query: fc.array(
+      fc.tuple(
+        fc.oneof(fc.constantFrom(...operation.parameters.filter((p) => p.in === 'query').map((p) => p.name), 'unknown_param'), fc.string({ maxLength: 10 })),
+        adversarialText,
+      ),
+      { maxLength: 4 },
+    ),
     body: fc.oneof(
       jsonValue.map((v) => ({ json: v })),
       adversarialText.map((raw) => ({ raw })),

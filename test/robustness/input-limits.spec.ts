@@ -37,6 +37,11 @@ describe('inputProblem', () => {
   });
 
   it('walks a million levels without overflowing the stack', () => {
-    expect(inputProblem(nested(1_000_000, (v) => [v]), 'body')).toMatch(/deeper than 32/);
+    expect(
+      inputProblem(
+        nested(1_000_000, (v) => [v]),
+        'body',
+      ),
+    ).toMatch(/deeper than 32/);
   });
 });

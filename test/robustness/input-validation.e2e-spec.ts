@@ -27,13 +27,35 @@ const query = (value: string) => new URLSearchParams({ v: value }).toString().sl
 
 const BAD_VALUES: Record<Kind, string[]> = {
   'subscriber id': ['s'.repeat(129), '', 'bad id', 'a/b', 'a\\b', 'sub\u0000', 'sübscriber', '<script>', "x' OR '1'='1", 'a#b', 'a?b', 'a%b', 'a+b'],
-  'novel id': ['The-Heir', 'the..heir', '..', '../etc', 'the_heir', 'the heir', '-heir', 'heir-', 'the--heir', 'n'.repeat(101), '', 'héir', "x' OR '1'='1", 'the.heir'],
+  'novel id': [
+    'The-Heir',
+    'the..heir',
+    '..',
+    '../etc',
+    'the_heir',
+    'the heir',
+    '-heir',
+    'heir-',
+    'the--heir',
+    'n'.repeat(101),
+    '',
+    'héir',
+    "x' OR '1'='1",
+    'the.heir',
+  ],
   'chapter number': ['0', '-1', '1.5', 'abc', '100001', '1e3', '0x10', ' 1', '99999999999999999999', 'NaN', 'Infinity'],
   // Query integers: decimal digits only (no exponent, hex, sign, spaces or fraction), within range.
   'integer parameter': ['1e2', '0x10', ' 2', '2 ', '+2', '2.0', '1e21', '999999999999999999999', '0', '-1', ''],
   // Client ids on the token endpoints (HTTP Basic is form-decoded first, so %00 is a NUL).
   'client id': ['a%00b', 'x'.repeat(65), 'a b', 'ünicode', "x' OR '1'='1", 'a/b'],
-  'webhook id': ['not-a-uuid', '123', '00000000000040008000000000000000', '00000000-0000-4000-8000-0000000000001', "x' OR '1'='1", '00000000-0000-4000-8000-00000000000g'],
+  'webhook id': [
+    'not-a-uuid',
+    '123',
+    '00000000000040008000000000000000',
+    '00000000-0000-4000-8000-0000000000001',
+    "x' OR '1'='1",
+    '00000000-0000-4000-8000-00000000000g',
+  ],
 };
 
 const OK = { subscriber: 'sub-1', novel: 'some-novel', uuid: '00000000-0000-4000-8000-000000000000' };
@@ -41,7 +63,12 @@ const OK = { subscriber: 'sub-1', novel: 'some-novel', uuid: '00000000-0000-4000
 const SLOTS: Slot[] = [
   // Subscriber ids in paths, queries and bodies.
   { kind: 'subscriber id', name: 'subscriber status', method: 'GET', inPath: true, at: (v) => ({ url: `/platform/v1/subscriber/${path(v)}/status` }) },
-  { kind: 'subscriber id', name: 'entitlement write', method: 'POST', at: (v) => ({ url: '/platform/v1/entitlements', body: { subscriber_id: v, product: 'textapp', status: 'active' } }) },
+  {
+    kind: 'subscriber id',
+    name: 'entitlement write',
+    method: 'POST',
+    at: (v) => ({ url: '/platform/v1/entitlements', body: { subscriber_id: v, product: 'textapp', status: 'active' } }),
+  },
   ...['subscriber', 'subscribers'].map((form): Slot => ({
     kind: 'subscriber id',
     name: `reading progress (/${form})`,
@@ -49,10 +76,22 @@ const SLOTS: Slot[] = [
     inPath: true,
     at: (v) => ({ url: `/v1/${form}/${path(v)}/reading-progress` }),
   })),
-  { kind: 'subscriber id', name: 'open a novel', method: 'POST', inPath: true, at: (v) => ({ url: `/v1/subscribers/${path(v)}/novels`, body: { novel_id: OK.novel } }) },
+  {
+    kind: 'subscriber id',
+    name: 'open a novel',
+    method: 'POST',
+    inPath: true,
+    at: (v) => ({ url: `/v1/subscribers/${path(v)}/novels`, body: { novel_id: OK.novel } }),
+  },
   { kind: 'subscriber id', name: 'remove a novel', method: 'DELETE', inPath: true, at: (v) => ({ url: `/v1/subscribers/${path(v)}/novels/${OK.novel}` }) },
   ...['subscriber', 'subscribers'].flatMap((form): Slot[] => [
-    { kind: 'subscriber id', name: `playback read (/${form})`, method: 'GET', inPath: true, at: (v) => ({ url: `/v1/${form}/${path(v)}/playback-position?novel_id=${OK.novel}` }) },
+    {
+      kind: 'subscriber id',
+      name: `playback read (/${form})`,
+      method: 'GET',
+      inPath: true,
+      at: (v) => ({ url: `/v1/${form}/${path(v)}/playback-position?novel_id=${OK.novel}` }),
+    },
     {
       kind: 'subscriber id',
       name: `playback write (/${form})`,
@@ -61,10 +100,20 @@ const SLOTS: Slot[] = [
       at: (v) => ({ url: `/v1/${form}/${path(v)}/playback-position`, body: { novel_id: OK.novel, chapter_id: `${OK.novel}-ch1`, position_seconds: 1 } }),
     },
   ]),
-  { kind: 'subscriber id', name: 'chapters with release state', method: 'GET', at: (v) => ({ url: `/v1/novels/${OK.novel}/chapters?subscriber_id=${query(v)}` }) },
+  {
+    kind: 'subscriber id',
+    name: 'chapters with release state',
+    method: 'GET',
+    at: (v) => ({ url: `/v1/novels/${OK.novel}/chapters?subscriber_id=${query(v)}` }),
+  },
   { kind: 'subscriber id', name: 'chapter text', method: 'GET', at: (v) => ({ url: `/v1/novels/${OK.novel}/chapters/1/content?subscriber_id=${query(v)}` }) },
   { kind: 'subscriber id', name: 'endings state', method: 'GET', at: (v) => ({ url: `/v1/novels/${OK.novel}/choices?subscriber_id=${query(v)}` }) },
-  { kind: 'subscriber id', name: 'ending choice', method: 'POST', at: (v) => ({ url: `/v1/novels/${OK.novel}/choices`, body: { subscriber_id: v, choice_id: 'stay' } }) },
+  {
+    kind: 'subscriber id',
+    name: 'ending choice',
+    method: 'POST',
+    at: (v) => ({ url: `/v1/novels/${OK.novel}/choices`, body: { subscriber_id: v, choice_id: 'stay' } }),
+  },
   {
     kind: 'subscriber id',
     name: 'stream URL',
@@ -73,9 +122,27 @@ const SLOTS: Slot[] = [
   },
   // Novel ids.
   { kind: 'novel id', name: 'chapters', method: 'GET', inPath: true, at: (v) => ({ url: `/v1/novels/${path(v)}/chapters` }) },
-  { kind: 'novel id', name: 'chapter text', method: 'GET', inPath: true, at: (v) => ({ url: `/v1/novels/${path(v)}/chapters/1/content?subscriber_id=${OK.subscriber}` }) },
-  { kind: 'novel id', name: 'endings state', method: 'GET', inPath: true, at: (v) => ({ url: `/v1/novels/${path(v)}/choices?subscriber_id=${OK.subscriber}` }) },
-  { kind: 'novel id', name: 'ending choice', method: 'POST', inPath: true, at: (v) => ({ url: `/v1/novels/${path(v)}/choices`, body: { subscriber_id: OK.subscriber, choice_id: 'stay' } }) },
+  {
+    kind: 'novel id',
+    name: 'chapter text',
+    method: 'GET',
+    inPath: true,
+    at: (v) => ({ url: `/v1/novels/${path(v)}/chapters/1/content?subscriber_id=${OK.subscriber}` }),
+  },
+  {
+    kind: 'novel id',
+    name: 'endings state',
+    method: 'GET',
+    inPath: true,
+    at: (v) => ({ url: `/v1/novels/${path(v)}/choices?subscriber_id=${OK.subscriber}` }),
+  },
+  {
+    kind: 'novel id',
+    name: 'ending choice',
+    method: 'POST',
+    inPath: true,
+    at: (v) => ({ url: `/v1/novels/${path(v)}/choices`, body: { subscriber_id: OK.subscriber, choice_id: 'stay' } }),
+  },
   { kind: 'novel id', name: 'remove a novel', method: 'DELETE', inPath: true, at: (v) => ({ url: `/v1/subscribers/${OK.subscriber}/novels/${path(v)}` }) },
   { kind: 'novel id', name: 'open a novel', method: 'POST', at: (v) => ({ url: `/v1/subscribers/${OK.subscriber}/novels`, body: { novel_id: v } }) },
   { kind: 'novel id', name: 'playback read', method: 'GET', at: (v) => ({ url: `/v1/subscribers/${OK.subscriber}/playback-position?novel_id=${query(v)}` }) },
@@ -94,7 +161,13 @@ const SLOTS: Slot[] = [
     at: (v) => ({ url: `/v1/novels/${path(v)}/chapters/1/stream?subscriber_id=${OK.subscriber}` }),
   },
   // Chapter numbers.
-  { kind: 'chapter number', name: 'chapter text', method: 'GET', inPath: true, at: (v) => ({ url: `/v1/novels/${OK.novel}/chapters/${path(v)}/content?subscriber_id=${OK.subscriber}` }) },
+  {
+    kind: 'chapter number',
+    name: 'chapter text',
+    method: 'GET',
+    inPath: true,
+    at: (v) => ({ url: `/v1/novels/${OK.novel}/chapters/${path(v)}/content?subscriber_id=${OK.subscriber}` }),
+  },
   {
     kind: 'chapter number',
     name: 'stream URL',
@@ -105,7 +178,12 @@ const SLOTS: Slot[] = [
   // Integers in queries.
   { kind: 'integer parameter', name: 'catalog page', method: 'GET', at: (v) => ({ url: `/v1/novels?page=${query(v)}` }) },
   { kind: 'integer parameter', name: 'catalog page size', method: 'GET', at: (v) => ({ url: `/v1/novels?page_size=${query(v)}` }) },
-  { kind: 'integer parameter', name: 'deliveries limit', method: 'GET', at: (v) => ({ url: `/platform/v1/webhook-endpoints/${OK.uuid}/deliveries?limit=${query(v)}` }) },
+  {
+    kind: 'integer parameter',
+    name: 'deliveries limit',
+    method: 'GET',
+    at: (v) => ({ url: `/platform/v1/webhook-endpoints/${OK.uuid}/deliveries?limit=${query(v)}` }),
+  },
   // Client ids, before the rate limiter and the credential lookup.
   ...['platform', 'kids'].map((surface): Slot => ({
     kind: 'client id',
@@ -119,7 +197,13 @@ const SLOTS: Slot[] = [
   })),
   // Webhook endpoint and event ids: not a UUID names nothing (404), as an unknown id does.
   { kind: 'webhook id', name: 'endpoint removal', method: 'DELETE', inPath: true, at: (v) => ({ url: `/platform/v1/webhook-endpoints/${path(v)}` }) },
-  { kind: 'webhook id', name: 'secret rotation', method: 'POST', inPath: true, at: (v) => ({ url: `/platform/v1/webhook-endpoints/${path(v)}/rotate-secret` }) },
+  {
+    kind: 'webhook id',
+    name: 'secret rotation',
+    method: 'POST',
+    inPath: true,
+    at: (v) => ({ url: `/platform/v1/webhook-endpoints/${path(v)}/rotate-secret` }),
+  },
   { kind: 'webhook id', name: 'deliveries', method: 'GET', inPath: true, at: (v) => ({ url: `/platform/v1/webhook-endpoints/${path(v)}/deliveries` }) },
   { kind: 'webhook id', name: 'redelivery', method: 'POST', inPath: true, at: (v) => ({ url: `/platform/v1/webhook-events/${path(v)}/redeliver` }) },
 ];
@@ -163,7 +247,9 @@ const GOOD: Record<Kind, string> = {
 };
 
 const CASES = SLOTS.flatMap((slot) =>
-  BAD_VALUES[slot.kind].filter((value) => !slot.inPath || !ROUTED_ELSEWHERE.includes(value)).map((value) => [slot.kind, slot.name, JSON.stringify(value).slice(0, 40), slot, value] as const),
+  BAD_VALUES[slot.kind]
+    .filter((value) => !slot.inPath || !ROUTED_ELSEWHERE.includes(value))
+    .map((value) => [slot.kind, slot.name, JSON.stringify(value).slice(0, 40), slot, value] as const),
 );
 
 describe('malformed identifiers', () => {

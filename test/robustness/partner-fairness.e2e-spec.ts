@@ -74,7 +74,8 @@ describe('token endpoint: wrong secrets cannot lock out the owner', () => {
     const behindProxy = await startTestApp({ TOKEN_FAILURES_PER_MINUTE: '3', TRUST_PROXY: '10.0.3.0/24' }, t.databaseUrl);
     try {
       const client = await behindProxy.partner();
-      const viaProxy = (forwardedFor: string, secret = 'wrong') => tokenRequest(behindProxy, client.client_id, secret, { remoteAddress: '10.0.3.7', forwardedFor });
+      const viaProxy = (forwardedFor: string, secret = 'wrong') =>
+        tokenRequest(behindProxy, client.client_id, secret, { remoteAddress: '10.0.3.7', forwardedFor });
       for (let i = 0; i < 3; i++) expect((await viaProxy('198.51.100.1')).statusCode).toBe(401);
       expect((await viaProxy('198.51.100.1')).statusCode).toBe(429);
       // Another client behind the same load balancer is another address.

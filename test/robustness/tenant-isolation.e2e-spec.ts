@@ -59,7 +59,13 @@ const ROWS: Row[] = [
     stranger: { status: 200, body: { subscriber_id: expect.any(String), entitlements: [] } },
   },
   { name: 'webhook endpoint list', surface: 'platform', method: 'GET', path: () => '/webhook-endpoints', stranger: { status: 200, body: { data: [] } } },
-  { name: 'event feed', surface: 'platform', method: 'GET', path: () => '/events', stranger: { status: 200, body: { data: [], next_after: 0, has_more: false } } },
+  {
+    name: 'event feed',
+    surface: 'platform',
+    method: 'GET',
+    path: () => '/events',
+    stranger: { status: 200, body: { data: [], next_after: 0, has_more: false } },
+  },
   {
     name: 'webhook deliveries',
     surface: 'platform',
@@ -104,15 +110,13 @@ const ROWS: Row[] = [
     path: (v) => `/subscribers/${v.subscriberId}/novels/${READING}`,
     stranger: { status: 404, body: error('not_found') },
   },
-  ...(['subscriber', 'subscribers'] as const).map(
-    (form): Row => ({
-      name: `reading progress (/${form})`,
-      surface: 'reading',
-      method: 'GET',
-      path: (v) => `/${form}/${v.subscriberId}/reading-progress`,
-      stranger: { status: 200, body: { subscriber_id: expect.any(String), active_novel_count: 0, active_novel_limit: 3, novels: [] } },
-    }),
-  ),
+  ...(['subscriber', 'subscribers'] as const).map((form): Row => ({
+    name: `reading progress (/${form})`,
+    surface: 'reading',
+    method: 'GET',
+    path: (v) => `/${form}/${v.subscriberId}/reading-progress`,
+    stranger: { status: 200, body: { subscriber_id: expect.any(String), active_novel_count: 0, active_novel_limit: 3, novels: [] } },
+  })),
   {
     name: 'endings state',
     surface: 'reading',
@@ -233,7 +237,10 @@ async function seedVictim(environment: Environment): Promise<Victim> {
     environment,
     subscriberId,
   ]);
-  expectStatus(await client.call('PUT', `/subscribers/${subscriberId}/playback-position`, { novel_id: READING, chapter_id: `${READING}-ch2`, position_seconds: 777 }), 200);
+  expectStatus(
+    await client.call('PUT', `/subscribers/${subscriberId}/playback-position`, { novel_id: READING, chapter_id: `${READING}-ch2`, position_seconds: 777 }),
+    200,
+  );
   expectStatus(await client.call('GET', `/novels/${READING}/chapters/2/content?subscriber_id=${subscriberId}`), 200);
   const endpoint = await platform(client, 'POST', '/webhook-endpoints', { url: 'https://93.184.215.14/hook', events: ['novel.finished'] });
   expectStatus(endpoint, 201);
@@ -284,9 +291,18 @@ async function tenantRows(client: PartnerClient): Promise<Record<string, string[
      GROUP BY table_name HAVING count(*) = 2 ORDER BY table_name`,
   );
   const queries: [string, string][] = [
-    ...tables.map(({ table_name }): [string, string] => [table_name, `SELECT r::text AS row FROM ${pg.escapeIdentifier(table_name)} r WHERE partner_id = $1 AND environment = $2`]),
-    ['webhook_endpoint_secrets', `SELECT s::text AS row FROM webhook_endpoint_secrets s JOIN webhook_endpoints e ON e.id = s.endpoint_id WHERE e.partner_id = $1 AND e.environment = $2`],
-    ['webhook_delivery_attempts', `SELECT a::text AS row FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.partner_id = $1 AND d.environment = $2`],
+    ...tables.map(({ table_name }): [string, string] => [
+      table_name,
+      `SELECT r::text AS row FROM ${pg.escapeIdentifier(table_name)} r WHERE partner_id = $1 AND environment = $2`,
+    ]),
+    [
+      'webhook_endpoint_secrets',
+      `SELECT s::text AS row FROM webhook_endpoint_secrets s JOIN webhook_endpoints e ON e.id = s.endpoint_id WHERE e.partner_id = $1 AND e.environment = $2`,
+    ],
+    [
+      'webhook_delivery_attempts',
+      `SELECT a::text AS row FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.partner_id = $1 AND d.environment = $2`,
+    ],
   ];
   const rows: Record<string, string[]> = {};
   for (const [name, sql] of queries) {

@@ -24,7 +24,10 @@ test('sdk/src/generated is what the served document generates (else: npm run sdk
   writeFileSync(join(directory, 'openapi.json'), JSON.stringify(document));
   await promisify(execFile)(process.execPath, ['sdk/scripts/generate.mjs', join(directory, 'openapi.json'), '--out', join(directory, 'generated')]);
   for (const file of ['openapi.ts', 'operations.ts']) {
-    expect({ file, contents: readFileSync(join(directory, 'generated', file), 'utf8') }).toEqual({ file, contents: readFileSync(join('sdk/src/generated', file), 'utf8') });
+    expect({ file, contents: readFileSync(join(directory, 'generated', file), 'utf8') }).toEqual({
+      file,
+      contents: readFileSync(join('sdk/src/generated', file), 'utf8'),
+    });
   }
 }, 60_000);
 

@@ -49,7 +49,9 @@ afterAll(async () => {
 });
 
 test('the tarball holds the built ESM with its declarations, the README and package.json, and nothing else', () => {
-  expect(packedFiles).toEqual(expect.arrayContaining(['README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/generated/openapi.d.ts', 'dist/browser.js']));
+  expect(packedFiles).toEqual(
+    expect.arrayContaining(['README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/generated/openapi.d.ts', 'dist/browser.js']),
+  );
   expect(packedFiles.filter((path) => !/^dist\/.+\.(js|d\.ts)$/.test(path))).toEqual(['README.md', 'package.json']);
   const manifest = JSON.parse(readFileSync(join(project, 'node_modules/@partner-reading/sdk/package.json'), 'utf8'));
   expect(manifest).toMatchObject({ type: 'module', engines: { node: '>=20' } });
@@ -81,9 +83,13 @@ test(`${EXAMPLE} (under 40 lines) and the README's snippets type-check against t
       files: ['first-integration.ts', ...snippets.map((_, index) => `readme-${index + 1}.ts`)],
     }),
   );
-  await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: project, timeout: 60_000 }).catch((error: { stdout: string }) => {
-    throw new Error(`the example or a README snippet (readme-N.ts: the Nth \`\`\`ts block of sdk/README.md) does not type-check against the installed package:\n${error.stdout}`);
-  });
+  await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: project, timeout: 60_000 }).catch(
+    (error: { stdout: string }) => {
+      throw new Error(
+        `the example or a README snippet (readme-N.ts: the Nth \`\`\`ts block of sdk/README.md) does not type-check against the installed package:\n${error.stdout}`,
+      );
+    },
+  );
 
   const env = { ...process.env, NODE_OPTIONS: '', BASE_URL: service.origin, CLIENT_ID: credential.client_id, CLIENT_SECRET: credential.client_secret };
   const first = await run(process.execPath, ['out/first-integration.js'], { cwd: project, env, timeout: 60_000 });
@@ -99,13 +105,17 @@ test(`${EXAMPLE} (under 40 lines) and the README's snippets type-check against t
 }, 100_000);
 
 test('a browser build gets an error, not the client secret handling', async () => {
-  const failure = await run(process.execPath, ['--conditions=browser', '--input-type=module', '-e', "await import('@partner-reading/sdk')"], { cwd: project }).catch(
-    (error: { stderr: string }) => error,
-  );
-  expect((failure as { stderr: string }).stderr).toContain('never in a browser');
-  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', "const sdk = await import('@partner-reading/sdk'); console.log(typeof sdk.PartnerClient, sdk.SDK_VERSION)"], {
+  const failure = await run(process.execPath, ['--conditions=browser', '--input-type=module', '-e', "await import('@partner-reading/sdk')"], {
     cwd: project,
-  });
+  }).catch((error: { stderr: string }) => error);
+  expect((failure as { stderr: string }).stderr).toContain('never in a browser');
+  const { stdout } = await run(
+    process.execPath,
+    ['--input-type=module', '-e', "const sdk = await import('@partner-reading/sdk'); console.log(typeof sdk.PartnerClient, sdk.SDK_VERSION)"],
+    {
+      cwd: project,
+    },
+  );
   expect(stdout.trim()).toBe(`function ${JSON.parse(readFileSync(join(ROOT, 'sdk/package.json'), 'utf8')).version}`);
 });
 

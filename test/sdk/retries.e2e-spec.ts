@@ -89,9 +89,7 @@ test('a cut connection is retried for GET and PUT, never for POST unless the cal
   ).resolves.toMatchObject({ position_seconds: 12 });
 
   proxy.dropNext('POST', '/sandbox/v1/novels/the-heir/choices');
-  const failure = await client
-    .chooseEnding({ path: { id: 'the-heir' }, body: { subscriber_id: 'net-1', choice_id: 'stay' } })
-    .catch((error: unknown) => error);
+  const failure = await client.chooseEnding({ path: { id: 'the-heir' }, body: { subscriber_id: 'net-1', choice_id: 'stay' } }).catch((error: unknown) => error);
   expect(failure).toBeInstanceOf(ConnectionError);
   expect(failure).toMatchObject({ operationId: 'sandboxChooseEnding', method: 'POST', attempts: 1 });
   expect(proxy.count((exchange) => exchange.method === 'POST' && exchange.path === '/sandbox/v1/novels/the-heir/choices')).toBe(1);

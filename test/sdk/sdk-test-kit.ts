@@ -66,7 +66,10 @@ export interface Credential {
 }
 
 /** A new partner and its credential, from the operations CLI as an operator makes them. */
-export async function createCredential(env: Record<string, string>, { sandbox = true, scopes }: { sandbox?: boolean; scopes?: string } = {}): Promise<Credential> {
+export async function createCredential(
+  env: Record<string, string>,
+  { sandbox = true, scopes }: { sandbox?: boolean; scopes?: string } = {},
+): Promise<Credential> {
   const args = ['partner:create', '--name', 'SDK test partner', ...(sandbox ? ['--sandbox'] : []), ...(scopes ? ['--scopes', scopes] : [])];
   const cli = runNode('dist/src/cli.js', args, env);
   let stdout = '';

@@ -27,7 +27,7 @@ describe('memos', () => {
     expect(computed).toEqual([1, 2, 3, 1]);
   });
 
-  it('perInstant keeps one instant\'s values only', () => {
+  it("perInstant keeps one instant's values only", () => {
     const computed: string[] = [];
     const memo = perInstant('test.per-instant', (key: string, instant: number) => (computed.push(`${key}@${instant}`), `${key}:${instant}`));
     expect([memo.get('k', 1), memo.get('k', 1), memo.get('k', 2), memo.get('k', 1)]).toEqual(['k:1', 'k:1', 'k:2', 'k:1']);

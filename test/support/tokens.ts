@@ -20,9 +20,7 @@ export function algNoneToken(genuine: string): string {
 /** HS256 with the issuer's published public key (PEM) as the HMAC secret: the classic algorithm confusion. */
 export function hs256WithPublicKeyToken(genuine: string, publishedKey: JWK): Promise<string> {
   const pem = createPublicKey({ key: publishedKey as never, format: 'jwk' }).export({ type: 'spki', format: 'pem' });
-  return new SignJWT(decodeJwt(genuine))
-    .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: publishedKey.kid })
-    .sign(new TextEncoder().encode(String(pem)));
+  return new SignJWT(decodeJwt(genuine)).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: publishedKey.kid }).sign(new TextEncoder().encode(String(pem)));
 }
 
 /** ES256 by a key the service never published, under the genuine kid or an unknown one. */
@@ -44,10 +42,14 @@ export async function publishTestKey(t: TestApp, issuer: TokenIssuer = 'platform
   const kid = `test-${randomUUID()}`;
   const jwk = { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' };
   // signs_from in the past and older than the service's own key: published, never chosen to sign.
-  await t.app.get(DataSource).query(
-    `INSERT INTO signing_keys (kid, issuer, public_jwk, sealed_private_key, signs_from) VALUES ($1, $2, $3, $4, '2000-01-01')`,
-    [kid, issuer, JSON.stringify(jwk), t.app.get(ServerSecrets).seal('unused')],
-  );
+  await t.app
+    .get(DataSource)
+    .query(`INSERT INTO signing_keys (kid, issuer, public_jwk, sealed_private_key, signs_from) VALUES ($1, $2, $3, $4, '2000-01-01')`, [
+      kid,
+      issuer,
+      JSON.stringify(jwk),
+      t.app.get(ServerSecrets).seal('unused'),
+    ]);
   await new Promise((resolve) => setTimeout(resolve, 1100));
   return (genuine, overrides = {}) =>
     new SignJWT({ ...decodeJwt(genuine), jti: randomUUID(), ...overrides }).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid }).sign(privateKey);

@@ -61,7 +61,8 @@ async function clockReader(p: Partner, clockId: string, plan = 'text_standard'):
   return subscriberId;
 }
 
-const advance = (p: Partner, clockId: string, frozenTime: string, through = first) => p.platform('POST', `/test-clocks/${clockId}/advance`, { frozen_time: frozenTime }, through);
+const advance = (p: Partner, clockId: string, frozenTime: string, through = first) =>
+  p.platform('POST', `/test-clocks/${clockId}/advance`, { frozen_time: frozenTime }, through);
 
 interface Unlock {
   subscriber: string;
@@ -84,7 +85,9 @@ const expectedUnlocks = (subscriber: string, earlyAccess = false, from = 2): Unl
     .map((chapter) => ({ subscriber, chapter, occurred_at: chapterReleaseAt({ startedAt: T0, earlyAccess }, chapter).toISOString() }));
 
 const chapterStates = async (client: PartnerClient, subscriberId: string) =>
-  (await client.call('GET', `/novels/${NOVEL}/chapters?subscriber_id=${subscriberId}`)).json().chapters.map((c: { status: string; unlocks_at?: string }) => [c.status, c.unlocks_at ?? null]);
+  (await client.call('GET', `/novels/${NOVEL}/chapters?subscriber_id=${subscriberId}`))
+    .json()
+    .chapters.map((c: { status: string; unlocks_at?: string }) => [c.status, c.unlocks_at ?? null]);
 
 describe('a subscriber on a test clock', () => {
   it('opens at the clock time, and the drip, unlocks_at, stream checks and events follow the advances', async () => {
@@ -266,7 +269,13 @@ describe('clocks and their limits', () => {
     expect((await p.platform('POST', '/test-clocks', { frozen_time: new Date(Date.now() - 366 * DAY).toISOString() })).statusCode).toBe(400);
     expect((await p.platform('POST', '/test-clocks', {})).json().error).toBe('invalid_request');
     const clockId = await createClock(p);
-    expect((await p.platform('GET', `/test-clocks/${clockId}`)).json()).toEqual({ id: clockId, name: 'drip', frozen_time: at(0), subscribers: [], created_at: expect.any(String) });
+    expect((await p.platform('GET', `/test-clocks/${clockId}`)).json()).toEqual({
+      id: clockId,
+      name: 'drip',
+      frozen_time: at(0),
+      subscribers: [],
+      created_at: expect.any(String),
+    });
     expect((await p.platform('GET', '/test-clocks')).json().data.map((c: { id: string }) => c.id)).toEqual([clockId]);
     // Another partner's clock is not found.
     const other = await sandboxPartner();
@@ -330,11 +339,24 @@ describe('clocks and their limits', () => {
 
 /** How many rows each subscriber-keyed table holds for the subscriber (sandbox). */
 async function subscriberRows(partnerId: string, subscriberId: string): Promise<Record<string, number>> {
-  const tables = ['entitlements', 'entitlement_history', 'novel_progress', 'chapter_unlock_schedule', 'playback_positions', 'reading_activity', 'reading_reader_days', 'reading_chapter_days', 'stream_url_issues'];
+  const tables = [
+    'entitlements',
+    'entitlement_history',
+    'novel_progress',
+    'chapter_unlock_schedule',
+    'playback_positions',
+    'reading_activity',
+    'reading_reader_days',
+    'reading_chapter_days',
+    'stream_url_issues',
+  ];
   const db = first.app.get(DataSource);
   const counts: Record<string, number> = {};
   for (const table of tables) {
-    const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM ${table} WHERE partner_id = $1 AND environment = 'sandbox' AND subscriber_id = $2`, [partnerId, subscriberId]);
+    const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM ${table} WHERE partner_id = $1 AND environment = 'sandbox' AND subscriber_id = $2`, [
+      partnerId,
+      subscriberId,
+    ]);
     counts[table] = n;
   }
   return counts;

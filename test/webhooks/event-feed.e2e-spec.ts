@@ -36,7 +36,9 @@ it('numbers events written concurrently through two replicas 1..N, with no gap a
     Array.from({ length: 60 }, (_, i) => {
       const app = i % 2 ? second : first;
       // Some events share a transaction with others, as a finishing write may.
-      return i % 5 === 0 ? app.app.get(UnitOfWork).run(async () => [await publish(app, tenant, i), await publish(app, tenant, i + 1000)]) : publish(app, tenant, i).then((e) => [e]);
+      return i % 5 === 0
+        ? app.app.get(UnitOfWork).run(async () => [await publish(app, tenant, i), await publish(app, tenant, i + 1000)])
+        : publish(app, tenant, i).then((e) => [e]);
     }),
   );
   const ids = published.flat().map((event) => event.event_id);

@@ -78,7 +78,11 @@ describe('webhook delivery across a crash and a shutdown', () => {
 
     const crashing = startService(app.databaseUrl, stderr);
     children.push(crashing);
-    await waitFor(() => receiver.received.length >= 5, () => `the first deliveries (service stderr: ${stderr.join('')})`, 30_000);
+    await waitFor(
+      () => receiver.received.length >= 5,
+      () => `the first deliveries (service stderr: ${stderr.join('')})`,
+      30_000,
+    );
     crashing.kill('SIGKILL');
     await once(crashing, 'exit');
     const atCrash = await countByStatus();
@@ -87,7 +91,11 @@ describe('webhook delivery across a crash and a shutdown', () => {
     const restarted = startService(app.databaseUrl, stderr);
     children.push(restarted);
     const delivered = () => new Set(receiver.received.map((request) => request.headers['webhook-id']));
-    await waitFor(() => delivered().size === EVENTS, () => `every event after the restart (service stderr: ${stderr.join('')})`, 30_000);
+    await waitFor(
+      () => delivered().size === EVENTS,
+      () => `every event after the restart (service stderr: ${stderr.join('')})`,
+      30_000,
+    );
     expect(delivered()).toEqual(new Set(published.map((event) => event.event_id)));
     await waitFor(async () => (await countByStatus()).delivered === EVENTS, 'every delivery to be recorded');
 

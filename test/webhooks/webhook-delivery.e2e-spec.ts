@@ -18,7 +18,12 @@ describe('webhook delivery', () => {
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
     // Receivers on 127.0.0.1 over http, registered as live endpoints: the URL rules are tested apart.
-    app = await startTestApp({ WEBHOOK_RETRY_SCHEDULE: SCHEDULE, WEBHOOK_POLL_INTERVAL_MS: '50', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_ALLOW_INSECURE_URLS: 'true' });
+    app = await startTestApp({
+      WEBHOOK_RETRY_SCHEDULE: SCHEDULE,
+      WEBHOOK_POLL_INTERVAL_MS: '50',
+      WEBHOOK_TIMEOUT_MS: '1000',
+      WEBHOOK_ALLOW_INSECURE_URLS: 'true',
+    });
     db = new pg.Client({ connectionString: app.databaseUrl });
     await db.connect();
   });
@@ -32,7 +37,11 @@ describe('webhook delivery', () => {
   const deliveriesOf = async (token: string, endpointId: string) => {
     const response = await app.inject({ method: 'GET', url: `/platform/v1/webhook-endpoints/${endpointId}/deliveries`, headers: bearer(token) });
     expect(response.statusCode).toBe(200);
-    return response.json().data as { event_id: string; status: string; attempts: { status_code: number | null; error: string | null; duration_ms: number; attempted_at: string }[] }[];
+    return response.json().data as {
+      event_id: string;
+      status: string;
+      attempts: { status_code: number | null; error: string | null; duration_ms: number; attempted_at: string }[];
+    }[];
   };
 
   it('sends the stored payload, signed so that the Standard Webhooks library verifies it', async () => {

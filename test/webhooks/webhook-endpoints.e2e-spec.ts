@@ -145,7 +145,16 @@ describe('webhook endpoint management', () => {
     const event = await publishFinished(app, tenant);
     const response = await call(token, 'GET', `${ENDPOINTS}/${endpoint.id}/deliveries?status=pending`);
     expect(response.json()).toEqual({
-      data: [{ event_id: event.event_id, event_type: 'novel.finished', status: 'pending', next_attempt_at: expect.any(String), created_at: expect.any(String), attempts: [] }],
+      data: [
+        {
+          event_id: event.event_id,
+          event_type: 'novel.finished',
+          status: 'pending',
+          next_attempt_at: expect.any(String),
+          created_at: expect.any(String),
+          attempts: [],
+        },
+      ],
     });
     expect((await call(token, 'GET', `${ENDPOINTS}/${endpoint.id}/deliveries?status=failed`)).json()).toEqual({ data: [] });
   });

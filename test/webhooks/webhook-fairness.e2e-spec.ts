@@ -79,7 +79,10 @@ describe('fair webhook delivery', () => {
     const answers = await Promise.all(Array.from({ length: 14 }, (_, i) => create(i)));
     expect(answers.map((answer) => answer.statusCode).sort()).toEqual([...Array(10).fill(201), ...Array(4).fill(409)]);
     const refused = answers.find((answer) => answer.statusCode === 409)!;
-    expect(refused.json()).toEqual({ error: 'endpoint_limit_reached', error_description: expect.stringMatching(/At most 10 webhook endpoints.*delete one first/) });
+    expect(refused.json()).toEqual({
+      error: 'endpoint_limit_reached',
+      error_description: expect.stringMatching(/At most 10 webhook endpoints.*delete one first/),
+    });
     const { rows } = await db.query(`SELECT count(*)::int AS n FROM webhook_endpoints WHERE partner_id = $1`, [credential.partner_id]);
     expect(rows[0].n).toBe(10);
 
@@ -93,7 +96,8 @@ describe('fair webhook delivery', () => {
   it("counts a partner's live and sandbox endpoints apart", async () => {
     const sandbox = await first.partner({ scopes: ['platform:webhooks:manage'], environment: 'sandbox' });
     const sandboxToken = await first.token(sandbox);
-    for (let i = 0; i < 10; i++) expect((await call(sandboxToken, 'POST', ENDPOINTS, { url: receiver.url(`/env-${i}`), events: ['novel.finished'] })).statusCode).toBe(201);
+    for (let i = 0; i < 10; i++)
+      expect((await call(sandboxToken, 'POST', ENDPOINTS, { url: receiver.url(`/env-${i}`), events: ['novel.finished'] })).statusCode).toBe(201);
     const live = await first.app.get(PartnerCredentialsService).createCredential(sandbox.partner_id, ['platform:webhooks:manage'], 'live');
     const liveToken = await first.token(live);
     expect((await call(liveToken, 'POST', ENDPOINTS, { url: 'https://93.184.215.14/hook', events: ['novel.finished'] })).statusCode).toBe(201);
@@ -133,7 +137,10 @@ describe('fair webhook delivery', () => {
 
     const answers = await Promise.all(Array.from({ length: 12 }, () => call(token, 'POST', `/platform/v1/webhook-events/${event.event_id}/redeliver`)));
     expect(answers.map((answer) => answer.json().endpoint_ids)).toEqual(Array(12).fill([endpoint.id]));
-    await waitFor(async () => (await db.query(`SELECT status FROM webhook_deliveries WHERE event_id = $1`, [event.event_id])).rows[0].status === 'delivered', 'the delivery');
+    await waitFor(
+      async () => (await db.query(`SELECT status FROM webhook_deliveries WHERE event_id = $1`, [event.event_id])).rows[0].status === 'delivered',
+      'the delivery',
+    );
     await sleep(1_000);
     expect(receiver.at('/in-flight')).toHaveLength(1);
   });

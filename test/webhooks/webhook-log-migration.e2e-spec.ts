@@ -35,10 +35,11 @@ describe('the migration of the deliveries log to failure categories', () => {
         [200, null, null],
       ];
       for (const [statusCode, error] of logged) {
-        await runner.query(
-          `INSERT INTO webhook_delivery_attempts (delivery_id, status_code, duration_ms, error, attempted_at) VALUES ($1, $2, 5, $3, now())`,
-          [id, statusCode, error],
-        );
+        await runner.query(`INSERT INTO webhook_delivery_attempts (delivery_id, status_code, duration_ms, error, attempted_at) VALUES ($1, $2, 5, $3, now())`, [
+          id,
+          statusCode,
+          error,
+        ]);
       }
       await migration.up(runner);
 
@@ -47,7 +48,9 @@ describe('the migration of the deliveries log to failure categories', () => {
         logged.map(([statusCode, , category]) => [statusCode, category]),
       );
       await expect(
-        runner.query(`INSERT INTO webhook_delivery_attempts (delivery_id, duration_ms, error, attempted_at) VALUES ($1, 5, 'connect ECONNREFUSED', now())`, [id]),
+        runner.query(`INSERT INTO webhook_delivery_attempts (delivery_id, duration_ms, error, attempted_at) VALUES ($1, 5, 'connect ECONNREFUSED', now())`, [
+          id,
+        ]),
       ).rejects.toThrow(/webhook_delivery_attempts_error_check/);
     } finally {
       await runner.release();

@@ -93,9 +93,9 @@ export const tenantOf = (credential: IssuedCredential): Tenant => ({ partnerId: 
 /** Publishes novel.finished the way the reading module does: inside a unit of work. */
 export function publishFinished(app: TestApp, tenant: Tenant, subscriberId = 'sub-1'): Promise<NovelFinishedEvent> {
   const publisher = app.app.get(WebhookEventPublisher);
-  return app.app.get(UnitOfWork).run(() =>
-    publisher.novelFinished(tenant, { subscriber_id: subscriberId, novel_id: 'the-heir', choice_id: 'stay' }, new Date()),
-  );
+  return app.app
+    .get(UnitOfWork)
+    .run(() => publisher.novelFinished(tenant, { subscriber_id: subscriberId, novel_id: 'the-heir', choice_id: 'stay' }, new Date()));
 }
 
 /** A partner with the webhook scope, its token, and an endpoint at `url`. */

@@ -38,8 +38,7 @@ describe('webhook URL rules', () => {
     app.inject({ method: 'POST', url: ENDPOINTS, headers: bearer(bearerToken), payload: { url, events: ['novel.finished'] } });
 
   const firstAttempt = async (ownToken: string, endpointId: string) => {
-    const deliveries = async () =>
-      (await app.inject({ method: 'GET', url: `${ENDPOINTS}/${endpointId}/deliveries`, headers: bearer(ownToken) })).json().data;
+    const deliveries = async () => (await app.inject({ method: 'GET', url: `${ENDPOINTS}/${endpointId}/deliveries`, headers: bearer(ownToken) })).json().data;
     await waitFor(async () => (await deliveries())[0]?.attempts.length > 0, 'the first attempt');
     return (await deliveries())[0].attempts[0] as { status_code: number | null; error: string | null };
   };
@@ -180,7 +179,11 @@ describe('sandbox webhook URLs in production', () => {
   const registerSandbox = async (url: string) => {
     const credential = await app.partner({ scopes: ['platform:webhooks:manage'], environment: 'sandbox' });
     const token = await app.token(credential);
-    return { credential, token, response: await app.inject({ method: 'POST', url: ENDPOINTS, headers: bearer(token), payload: { url, events: ['novel.finished'] } }) };
+    return {
+      credential,
+      token,
+      response: await app.inject({ method: 'POST', url: ENDPOINTS, headers: bearer(token), payload: { url, events: ['novel.finished'] } }),
+    };
   };
 
   it.each(['http://127.0.0.1:15000/quitquitquit', 'http://localhost:15000/quitquitquit', 'http://[::1]:15000/quitquitquit'])(
@@ -204,7 +207,8 @@ describe('sandbox webhook URLs in production', () => {
     expect(response.statusCode).toBe(201);
     dns.set('moving.partner.example', ['127.0.0.1']);
     await publishFinished(app, tenantOf(credential));
-    const deliveries = async () => (await app.inject({ method: 'GET', url: `${ENDPOINTS}/${response.json().id}/deliveries`, headers: bearer(token) })).json().data;
+    const deliveries = async () =>
+      (await app.inject({ method: 'GET', url: `${ENDPOINTS}/${response.json().id}/deliveries`, headers: bearer(token) })).json().data;
     await waitFor(async () => (await deliveries())[0]?.attempts.length > 0, 'the first attempt');
     expect((await deliveries())[0].attempts[0]).toMatchObject({ status_code: null, error: 'connection_refused' });
     expect(receiver.at('/hook')).toHaveLength(0);

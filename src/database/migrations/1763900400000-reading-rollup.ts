@@ -79,7 +79,6 @@ const PARTNER_LOCK_CLASS = 7_340_114;
 const SUBSCRIBER_LOCK_CLASS = 7_340_115;
 const BULK_SUBSCRIBERS = 32;
 
-
 /**
  * The trigger function. With `skipWhenRolledUp` (migration 1763900900000) a statement whose
  * every (reader, chapter, UTC day) already has its rollup row returns before taking any lock:

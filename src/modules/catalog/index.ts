@@ -4,4 +4,14 @@ export { CatalogImportService, type CatalogImportResult } from './application/ca
 export { demoManifestPath } from './application/demo-catalog.seeder.js';
 export { CHAPTER_ID_PATTERN, chapterIdOf, chapterNumberOf } from './domain/chapter-id.js';
 export { ManifestError } from './domain/catalog-manifest.js';
-export { AUDIO_STATUSES, type AudioStatus, type Category, type Chapter, type ChapterAudio, type ChapterNarration, type ChapterSummary, type Ending, type Novel } from './domain/catalog.js';
+export {
+  AUDIO_STATUSES,
+  type AudioStatus,
+  type Category,
+  type Chapter,
+  type ChapterAudio,
+  type ChapterNarration,
+  type ChapterSummary,
+  type Ending,
+  type Novel,
+} from './domain/catalog.js';

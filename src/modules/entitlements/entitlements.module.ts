@@ -7,11 +7,7 @@ import { ENTITLEMENT_SUBSCRIBER_ROWS } from './infrastructure/entitlement.entiti
 
 @Module({
   controllers: [EntitlementsController],
-  providers: [
-    ENTITLEMENT_SUBSCRIBER_ROWS,
-    { provide: EntitlementRepository, useClass: TypeOrmEntitlementRepository },
-    EntitlementsService,
-  ],
+  providers: [ENTITLEMENT_SUBSCRIBER_ROWS, { provide: EntitlementRepository, useClass: TypeOrmEntitlementRepository }, EntitlementsService],
   exports: [EntitlementsService],
 })
 export class EntitlementsModule {}

@@ -12,11 +12,7 @@ import { PLAYBACK_SUBSCRIBER_ROWS } from './infrastructure/playback.entities.js'
 @Module({
   imports: [CatalogModule, ReadingModule, AnalyticsModule],
   controllers: [PlaybackController],
-  providers: [
-    PLAYBACK_SUBSCRIBER_ROWS,
-    { provide: PlaybackPositionRepository, useClass: PgPlaybackPositionRepository },
-    PlaybackService,
-  ],
+  providers: [PLAYBACK_SUBSCRIBER_ROWS, { provide: PlaybackPositionRepository, useClass: PgPlaybackPositionRepository }, PlaybackService],
   exports: [PlaybackService],
 })
 export class PlaybackModule {}

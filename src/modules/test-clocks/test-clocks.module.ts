@@ -16,7 +16,12 @@ import { PgTestClockRepository } from './infrastructure/pg-test-clock.repository
 @Module({
   imports: [ReadingModule],
   controllers: [TestClocksController],
-  providers: [{ provide: TestClockRepository, useClass: PgTestClockRepository }, TestClockTime, { provide: SubscriberClock, useExisting: TestClockTime }, TestClockService],
+  providers: [
+    { provide: TestClockRepository, useClass: PgTestClockRepository },
+    TestClockTime,
+    { provide: SubscriberClock, useExisting: TestClockTime },
+    TestClockService,
+  ],
   exports: [SubscriberClock],
 })
 export class TestClocksModule {}

@@ -65,5 +65,4 @@ export class DomainError extends Error {
 
 export const invalidRequest = (description: string) => new DomainError('invalid_request', description);
 
-export const novelNotFound = (novelId: string) =>
-  new DomainError('novel_not_found', `Novel "${novelId}" does not exist or was removed from the catalog.`);
+export const novelNotFound = (novelId: string) => new DomainError('novel_not_found', `Novel "${novelId}" does not exist or was removed from the catalog.`);

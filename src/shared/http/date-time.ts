@@ -7,8 +7,7 @@ import { IsISO8601, IsString, Matches } from 'class-validator';
  */
 const ISO_INSTANT = /^(19[7-9]\d|[2-9]\d{3})-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,9})?)?(Z|[+-]\d\d:\d\d)$/;
 
-export const isoInstantRule = (field: string) =>
-  `${field} must be an ISO 8601 date-time with a time zone from 1970 on, e.g. 2026-03-10T12:00:00Z`;
+export const isoInstantRule = (field: string) => `${field} must be an ISO 8601 date-time with a time zone from 1970 on, e.g. 2026-03-10T12:00:00Z`;
 
 /** Class-validator form, for DTO fields holding an instant. */
 export const IsIsoInstant = (field: string) =>

@@ -8,13 +8,11 @@ import { matchingPipe } from './validation.js';
 
 const novelIdPattern = new RegExp(`^(?=.{1,100}$)${NOVEL_ID_PATTERN.source.slice(1)}`);
 
-export const subscriberIdPipe = (name = 'subscriber_id') =>
-  matchingPipe(name, SUBSCRIBER_ID_PATTERN, SUBSCRIBER_ID_RULE);
+export const subscriberIdPipe = (name = 'subscriber_id') => matchingPipe(name, SUBSCRIBER_ID_PATTERN, SUBSCRIBER_ID_RULE);
 export const novelIdPipe = (name = 'novel id') => matchingPipe(name, novelIdPattern, NOVEL_ID_RULE);
 
 /** Class-validator forms, for DTO fields. */
-export const IsSubscriberId = () =>
-  Matches(SUBSCRIBER_ID_PATTERN, { message: `$property must be ${SUBSCRIBER_ID_RULE}` });
+export const IsSubscriberId = () => Matches(SUBSCRIBER_ID_PATTERN, { message: `$property must be ${SUBSCRIBER_ID_RULE}` });
 export const IsNovelId = () => Matches(novelIdPattern, { message: `$property must be ${NOVEL_ID_RULE}` });
 
 const MAX_CHAPTER_NUMBER = 100_000;

@@ -13,8 +13,7 @@ export const MOUNTS = {
 } as const satisfies Record<Surface, string>;
 
 /** Controller paths for the text and audio service: the same routes on both mounts. */
-export const readingPaths = (path = ''): string[] =>
-  [MOUNTS.reading, MOUNTS.sandbox].map((mount) => (path ? `${mount}/${path}` : mount));
+export const readingPaths = (path = ''): string[] => [MOUNTS.reading, MOUNTS.sandbox].map((mount) => (path ? `${mount}/${path}` : mount));
 
 export const platformPath = (path = '') => (path ? `${MOUNTS.platform}/${path}` : MOUNTS.platform);
 export const kidsPath = (path = '') => (path ? `${MOUNTS.kids}/${path}` : MOUNTS.kids);

@@ -106,5 +106,4 @@ export function noQueryParametersPipe(endpoint: string): PipeTransform<Record<st
  * read "1e2" as 100, "0x10" as 16 and " 2" as 2 (and "1e21" as a number no SQL OFFSET
  * takes); only decimal digits are converted here, anything else is left for `@IsInt` to refuse.
  */
-export const IntegerQueryParam = () =>
-  Transform(({ value }) => (typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value));
+export const IntegerQueryParam = () => Transform(({ value }) => (typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value));

@@ -14,5 +14,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
   // SQLSTATE class 08 (connection exception), 57P01-57P03 (shutdown, cannot connect now).
   if (/^08/.test(code) || /^57P0[1-3]$/.test(code)) return true;
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly/i.test(e.message ?? '');
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly/i.test(
+    e.message ?? '',
+  );
 }

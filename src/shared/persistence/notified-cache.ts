@@ -44,10 +44,12 @@ export class NotifiedCache<V> {
   }
 
   private async loadAfterListening(key: string): Promise<V> {
-    this.listening ??= this.notifications.listen(this.channel, (payload) => this.invalidate(payload)).catch((error: unknown) => {
-      this.listening = undefined;
-      throw error;
-    });
+    this.listening ??= this.notifications
+      .listen(this.channel, (payload) => this.invalidate(payload))
+      .catch((error: unknown) => {
+        this.listening = undefined;
+        throw error;
+      });
     await this.listening;
     // Outside the caller's transaction, if any: shared by every request, an entry must hold
     // committed data, never writes of one transaction that may yet roll back.

@@ -91,10 +91,13 @@ export class PgNotifications implements OnApplicationShutdown {
       if (beating) return;
       beating = true;
       const silence = setTimeout(() => this.reconnect(client, new Error(`no answer to a heartbeat within ${HEARTBEAT_TIMEOUT_MS} ms`)), HEARTBEAT_TIMEOUT_MS);
-      client.query('SELECT 1').then(
-        () => clearTimeout(silence),
-        () => clearTimeout(silence), // a failed query also fails the connection: its 'error' or 'end' reconnects
-      ).finally(() => (beating = false));
+      client
+        .query('SELECT 1')
+        .then(
+          () => clearTimeout(silence),
+          () => clearTimeout(silence), // a failed query also fails the connection: its 'error' or 'end' reconnects
+        )
+        .finally(() => (beating = false));
     }, HEARTBEAT_MS);
     timer.unref();
   }

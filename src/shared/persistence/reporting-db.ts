@@ -43,7 +43,12 @@ export class ReportingDb implements OnApplicationBootstrap, OnApplicationShutdow
     @Inject(AppConfig) config: AppConfig,
   ) {
     if (config.databaseReadUrl) {
-      this.standby = new pg.Pool({ connectionString: config.databaseReadUrl, max: STANDBY_POOL_SIZE, connectionTimeoutMillis: 2_000, application_name: 'partner-reading-listening-api:reports' });
+      this.standby = new pg.Pool({
+        connectionString: config.databaseReadUrl,
+        max: STANDBY_POOL_SIZE,
+        connectionTimeoutMillis: 2_000,
+        application_name: 'partner-reading-listening-api:reports',
+      });
       // An idle client that loses its connection must not crash the process.
       this.standby.on('error', () => undefined);
     }
@@ -93,7 +98,8 @@ export class ReportingDb implements OnApplicationBootstrap, OnApplicationShutdow
       const replayed = rows[0]?.replayed;
       const wasFresh = this.fresh;
       this.fresh = replayed !== null && replayed !== undefined && required !== undefined && lsnValue(replayed) >= required.lsn;
-      if (wasFresh && !this.fresh) this.logger.warn({}, `the standby is more than ${STANDBY_STALENESS_BOUND_MS / 1000} s behind the primary; reports read from the primary`);
+      if (wasFresh && !this.fresh)
+        this.logger.warn({}, `the standby is more than ${STANDBY_STALENESS_BOUND_MS / 1000} s behind the primary; reports read from the primary`);
     } catch {
       this.fresh = false;
     }

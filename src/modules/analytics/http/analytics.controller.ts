@@ -17,10 +17,14 @@ export class AnalyticsController {
   @RequireScopes('textapp:analytics:read')
   @ApiOperation({
     summary: 'Aggregated engagement of the partner’s subscribers in a period',
-    description: 'Inclusive UTC dates, at most 366 days; by default the current UTC month to today. Aggregated at partner level: no subscriber identifier appears.',
+    description:
+      'Inclusive UTC dates, at most 366 days; by default the current UTC month to today. Aggregated at partner level: no subscriber identifier appears.',
   })
   @ApiOkResponse({ type: EngagementReportDto })
-  @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: a date that is not YYYY-MM-DD, period_end before period_start, more than 366 days, or an unknown parameter' })
+  @ApiBadRequestResponse({
+    type: ErrorBodyDto,
+    description: 'invalid_request: a date that is not YYYY-MM-DD, period_end before period_start, more than 366 days, or an unknown parameter',
+  })
   async engagement(@CurrentTenant() tenant: Tenant, @Query() query: EngagementQueryDto): Promise<EngagementReportDto> {
     return engagementReportDto(await this.reports.report(tenant, engagementWindow(query.period_start, query.period_end, new Date())));
   }

@@ -27,7 +27,7 @@ export class AudioController {
   @ApiOperation({
     summary: 'Signed audio URL',
     description: [
-      'A short-lived signed URL to the chapter\'s mp3, for a subscriber whose plan includes audio and to whom the drip has released the chapter.',
+      "A short-lived signed URL to the chapter's mp3, for a subscriber whose plan includes audio and to whom the drip has released the chapter.",
       'Malformed parameters are refused first (400). Then, in this order: the novel exists (404 invalid_request) and has the chapter (404 not_found);',
       'the plan includes audio (403 plan_without_audio) and the chapter is released (403 chapter_locked); the audio is rendered (404 audio_not_ready).',
       'Every URL issued is recorded in an audit log with the subscriber and the calling client.',
@@ -36,7 +36,10 @@ export class AudioController {
   @ApiParam(NOVEL_PARAM)
   @ApiParam(CHAPTER_NUMBER_PARAM)
   @ApiOkResponse({ type: StreamResponseDto })
-  @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: subscriber_id missing or malformed, chapter number not an integer of at least 1, or an unknown parameter' })
+  @ApiBadRequestResponse({
+    type: ErrorBodyDto,
+    description: 'invalid_request: subscriber_id missing or malformed, chapter number not an integer of at least 1, or an unknown parameter',
+  })
   @ApiForbiddenResponse({ type: ErrorBodyDto, description: 'plan_without_audio, chapter_locked (also when the subscriber has not opened the novel)' })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: `${NOT_FOUND}; audio_not_ready: the chapter's audio_status is not ready` })
   async stream(
@@ -53,7 +56,7 @@ export class AudioController {
   @Extension()
   @ApiOperation({
     summary: 'Audio metadata of every chapter',
-    description: 'Each chapter\'s render status, format, duration and bitrate (read from the mp3 at import). Editorial metadata: not gated by the drip.',
+    description: "Each chapter's render status, format, duration and bitrate (read from the mp3 at import). Editorial metadata: not gated by the drip.",
   })
   @ApiParam(NOVEL_PARAM)
   @ApiOkResponse({ type: NovelAudioDto })
@@ -72,12 +75,15 @@ export class AudioController {
   @Extension()
   @ApiOperation({
     summary: 'Audio metadata of one chapter',
-    description: 'The chapter\'s render status, format, duration and bitrate (read from the mp3 at import). Editorial metadata: not gated by the drip.',
+    description: "The chapter's render status, format, duration and bitrate (read from the mp3 at import). Editorial metadata: not gated by the drip.",
   })
   @ApiParam(NOVEL_PARAM)
   @ApiParam(CHAPTER_NUMBER_PARAM)
   @ApiOkResponse({ type: ChapterAudioDto })
-  @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: chapter number not an integer of at least 1, malformed novel id, or a query parameter (there are none)' })
+  @ApiBadRequestResponse({
+    type: ErrorBodyDto,
+    description: 'invalid_request: chapter number not an integer of at least 1, malformed novel id, or a query parameter (there are none)',
+  })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: NOT_FOUND })
   async chapterAudio(
     @CurrentTenant() tenant: Tenant,

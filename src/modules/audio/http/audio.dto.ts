@@ -15,7 +15,8 @@ export class StreamQueryDto {
 export class StreamResponseDto {
   @ApiProperty({
     format: 'uri',
-    description: 'Signed, short-lived URL to the chapter\'s mp3 file; it carries no token or secret. Do not cache or reuse it after expiry: request a new one. Supports HTTP Range requests.',
+    description:
+      "Signed, short-lived URL to the chapter's mp3 file; it carries no token or secret. Do not cache or reuse it after expiry: request a new one. Supports HTTP Range requests.",
   })
   stream_url: string;
 
@@ -46,7 +47,12 @@ export class ChapterAudioDto {
   @ApiProperty({ type: 'integer', nullable: true, example: 64, description: 'Constant bitrate of the audio file, in kbit/s; null until one is imported.' })
   bitrate_kbps: number | null;
 
-  @ApiProperty({ type: String, nullable: true, example: null, description: 'Always null: narration is one pre-recorded voice per chapter; selectable voices are roadmap.' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'Always null: narration is one pre-recorded voice per chapter; selectable voices are roadmap.',
+  })
   voice_id: null;
 }
 

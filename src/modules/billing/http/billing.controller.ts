@@ -14,7 +14,10 @@ export class BillingController {
 
   @Get('billing-usage')
   @RequireScopes('platform:billing:read')
-  @ApiOperation({ summary: 'Active entitlements per product, now and over a month', description: 'active_count is the current count (the v1 simplification the note repeats); the period_* extension fields come from the entitlement history.' })
+  @ApiOperation({
+    summary: 'Active entitlements per product, now and over a month',
+    description: 'active_count is the current count (the v1 simplification the note repeats); the period_* extension fields come from the entitlement history.',
+  })
   @ApiOkResponse({ type: BillingUsageDto })
   @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: product missing or invalid, period not YYYY-MM or not begun' })
   async usage(@CurrentTenant() tenant: Tenant, @Query() query: BillingUsageQueryDto): Promise<BillingUsageDto> {

@@ -84,7 +84,10 @@ export class CatalogImportService {
     const existing = new Set(await this.catalog.existingCategoryIds(environment, elsewhere));
     const index = manifest.novels.findIndex((n) => !listed.has(n.categoryId) && !existing.has(n.categoryId));
     if (index >= 0) {
-      throw new ManifestError(`novels[${index}].category_id`, `names no category: "${manifest.novels[index].categoryId}" is neither in the manifest nor in the ${environment} catalog`);
+      throw new ManifestError(
+        `novels[${index}].category_id`,
+        `names no category: "${manifest.novels[index].categoryId}" is neither in the manifest nor in the ${environment} catalog`,
+      );
     }
   }
 
@@ -96,7 +99,12 @@ export class CatalogImportService {
    * keys are named by content, so they replace nothing a chapter points at, no chapter
    * points at them, and no URL is ever issued for them.
    */
-  private async chapterRecords(manifest: CatalogManifest, environment: Environment, directory: string, progress: (line: string) => void): Promise<ChapterRecord[]> {
+  private async chapterRecords(
+    manifest: CatalogManifest,
+    environment: Environment,
+    directory: string,
+    progress: (line: string) => void,
+  ): Promise<ChapterRecord[]> {
     const records: ChapterRecord[] = [];
     const files: { record: ChapterRecord; file: string; field: string }[] = [];
     manifest.novels.forEach((novel, n) =>
@@ -121,7 +129,12 @@ export class CatalogImportService {
     return records;
   }
 
-  private async write(manifest: CatalogManifest, chapters: ChapterRecord[], environment: Environment, progress: (line: string) => void): Promise<CatalogImportResult> {
+  private async write(
+    manifest: CatalogManifest,
+    chapters: ChapterRecord[],
+    environment: Environment,
+    progress: (line: string) => void,
+  ): Promise<CatalogImportResult> {
     const { categories, novels } = manifest;
     const categoriesChanged = await this.catalog.upsertCategories(environment, categories);
     const changed = new Set(await this.catalog.upsertNovels(environment, novels));
@@ -133,7 +146,11 @@ export class CatalogImportService {
     const endings = novels.flatMap((n) => n.endings.map((e) => ({ ...e, novelId: n.id })));
     for (const id of await this.catalog.upsertEndings(environment, endings)) changed.add(id);
     for (const id of await this.catalog.deleteStaleContent(environment, novels)) changed.add(id);
-    await this.catalog.refreshNovels(environment, novels.map((n) => n.id), [...changed]);
+    await this.catalog.refreshNovels(
+      environment,
+      novels.map((n) => n.id),
+      [...changed],
+    );
     // An import that changes nothing spares every replica reloading its catalog.
     if (categoriesChanged > 0 || changed.size > 0) await this.catalog.announceChange(environment);
     return {

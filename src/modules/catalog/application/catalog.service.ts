@@ -44,10 +44,7 @@ export class CatalogService {
 
   /** A published novel's chapter with its text and audio fields: novel_not_found, or not_found beyond the novel. */
   async publishedChapter(environment: Environment, novelId: string, chapterNumber: number): Promise<PublishedChapter> {
-    const [novel, chapter] = await Promise.all([
-      this.catalog.publishedNovel(environment, novelId),
-      this.catalog.chapter(environment, novelId, chapterNumber),
-    ]);
+    const [novel, chapter] = await Promise.all([this.catalog.publishedNovel(environment, novelId), this.catalog.chapter(environment, novelId, chapterNumber)]);
     if (!novel) throw novelNotFound(novelId);
     if (!chapter) throw chapterNotFound(novel, chapterNumber);
     return { novel, chapter };

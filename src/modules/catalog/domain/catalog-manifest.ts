@@ -55,9 +55,17 @@ const MAX_SECONDS = 86_400;
 export function parseManifest(input: unknown): CatalogManifest {
   const root = objectAt(input, '', ['categories', 'novels']);
   const categories = optionalArrayAt(root, 'categories', '').map((value, i) => category(value, `categories[${i}]`));
-  unique(categories, (c) => c.id, (i) => `categories[${i}].id`);
+  unique(
+    categories,
+    (c) => c.id,
+    (i) => `categories[${i}].id`,
+  );
   const novels = arrayAt(root, 'novels', '').map((value, i) => novel(value, `novels[${i}]`));
-  unique(novels, (n) => n.id, (i) => `novels[${i}].id`);
+  unique(
+    novels,
+    (n) => n.id,
+    (i) => `novels[${i}].id`,
+  );
   return { categories, novels };
 }
 
@@ -74,7 +82,11 @@ function novel(value: unknown, path: string): ManifestNovel {
   const o = objectAt(value, path, ['id', 'title', 'synopsis', 'author', 'category_id', 'tags', 'language', 'cover_url', 'status', 'chapters', 'endings']);
   const chapters = arrayAt(o, 'chapters', path, 1).map((c, i) => chapter(c, `${path}.chapters[${i}]`));
   const endings = arrayAt(o, 'endings', path, 1).map((e, i) => ending(e, `${path}.endings[${i}]`));
-  unique(endings, (e) => e.choiceId, (i) => `${path}.endings[${i}].choice_id`);
+  unique(
+    endings,
+    (e) => e.choiceId,
+    (i) => `${path}.endings[${i}].choice_id`,
+  );
   return {
     id: slug(o, 'id', path),
     title: text(o, 'title', path, 300),
@@ -131,7 +143,11 @@ function ending(value: unknown, path: string): ManifestEnding {
 
 /** Chapters must be numbered 1..n: the drip, the chapter listing and chapter_id checks count on it. */
 function numberedFromOne(chapters: ManifestChapter[], path: string): ManifestChapter[] {
-  unique(chapters, (c) => c.number, (i) => `${path}.chapters[${i}].number`);
+  unique(
+    chapters,
+    (c) => c.number,
+    (i) => `${path}.chapters[${i}].number`,
+  );
   const numbers = new Set(chapters.map((c) => c.number));
   const missing = chapters.findIndex((_, i) => !numbers.has(i + 1));
   if (missing >= 0) throw new ManifestError(`${path}.chapters`, `must be numbered 1 to ${chapters.length} without gaps (chapter ${missing + 1} is missing)`);
@@ -192,8 +208,7 @@ function optionalText(o: Record<string, unknown>, key: string, path: string, max
 }
 
 /** PostgreSQL text cannot hold NUL: refused here, naming the field, rather than failing mid-import. */
-const storable = (value: unknown, maxLength: number): value is string =>
-  typeof value === 'string' && value.length <= maxLength && !value.includes('\u0000');
+const storable = (value: unknown, maxLength: number): value is string => typeof value === 'string' && value.length <= maxLength && !value.includes('\u0000');
 
 function slug(o: Record<string, unknown>, key: string, path: string): string {
   const value = o[key];

@@ -22,7 +22,13 @@ const MAX_PAGE = 1_000_000;
 const PAGE_RULE = `page must be an integer from 1 to ${MAX_PAGE}`;
 
 export class NovelQueryDto {
-  @ApiPropertyOptional({ description: 'Filter by category; valid values come from GET /categories.', example: 'romance', pattern: NOVEL_ID_PATTERN.source, minLength: 1, maxLength: 100 })
+  @ApiPropertyOptional({
+    description: 'Filter by category; valid values come from GET /categories.',
+    example: 'romance',
+    pattern: NOVEL_ID_PATTERN.source,
+    minLength: 1,
+    maxLength: 100,
+  })
   @MayBeOmitted()
   @IsNovelId()
   category_id?: string;

@@ -18,7 +18,8 @@ const entries = byObject('catalog.entry-json', (novel: Novel) => JSON.stringify(
 /** The catalog page is the hottest catalog read and its entries the bulk of its bytes; the catalog answers a query with the same page object while it lasts. */
 const pages = byObject(
   'catalog.page-json',
-  (page: NovelPage) => `{"data":[${page.novels.map((novel) => entries.get(novel)).join(',')}],"page":${page.page},"page_size":${page.pageSize},"total":${page.total}}`,
+  (page: NovelPage) =>
+    `{"data":[${page.novels.map((novel) => entries.get(novel)).join(',')}],"page":${page.page},"page_size":${page.pageSize},"total":${page.total}}`,
 );
 
 /** A CategoryListDto's JSON. */

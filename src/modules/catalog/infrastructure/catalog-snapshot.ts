@@ -59,12 +59,14 @@ export class CatalogSnapshot {
 
   private pageOf(query: NovelQuery): NovelPage {
     const unfiltered = query.categoryId === undefined && query.tag === undefined && query.hasAudio === undefined;
-    const matching = unfiltered ? this.novels : this.novels.filter(
-      (n) =>
-        (query.categoryId === undefined || n.categoryId === query.categoryId) &&
-        (query.tag === undefined || n.tags.includes(query.tag)) &&
-        (query.hasAudio === undefined || n.hasAudio === query.hasAudio),
-    );
+    const matching = unfiltered
+      ? this.novels
+      : this.novels.filter(
+          (n) =>
+            (query.categoryId === undefined || n.categoryId === query.categoryId) &&
+            (query.tag === undefined || n.tags.includes(query.tag)) &&
+            (query.hasAudio === undefined || n.hasAudio === query.hasAudio),
+        );
     const start = (query.page - 1) * query.pageSize;
     return { novels: matching.slice(start, start + query.pageSize), total: matching.length, page: query.page, pageSize: query.pageSize };
   }
@@ -111,7 +113,11 @@ export async function loadCatalogSnapshot(db: Db, environment: Environment): Pro
     categories,
     novels.map(toNovel),
     chaptersOf(chapters),
-    groupBy(endings, (row) => row.novelId, ({ choiceId, label, ending, sortOrder }) => ({ choiceId, label, ending, sortOrder })),
+    groupBy(
+      endings,
+      (row) => row.novelId,
+      ({ choiceId, label, ending, sortOrder }) => ({ choiceId, label, ending, sortOrder }),
+    ),
   );
 }
 
@@ -178,7 +184,11 @@ export interface ChapterRow extends AudioRow {
 
 function chaptersOf(rows: readonly ChapterRow[]): Map<string, CachedChapters> {
   const byNovel = new Map<string, CachedChapters>();
-  for (const [novelId, chapters] of groupBy(rows, (row) => row.novel_id, (row) => row)) {
+  for (const [novelId, chapters] of groupBy(
+    rows,
+    (row) => row.novel_id,
+    (row) => row,
+  )) {
     byNovel.set(novelId, {
       summaries: chapters.map((c) => ({ number: c.number, title: c.title, durationSeconds: c.duration_seconds })),
       narrations: chapters.map((c) => ({ number: c.number, audio: toAudio(c) })),

@@ -20,7 +20,10 @@ export class EndingsController {
 
   @Get('choices')
   @RequireScopes('textapp:progress:read')
-  @ApiOperation({ summary: 'Endings for a subscriber', description: 'available false and no choices until the last chapter is released for the subscriber: a normal state, not an error.' })
+  @ApiOperation({
+    summary: 'Endings for a subscriber',
+    description: 'available false and no choices until the last chapter is released for the subscriber: a normal state, not an error.',
+  })
   @ApiOkResponse({ type: EndingsStateDto })
   @ApiBadRequestResponse({ type: ErrorBodyDto })
   @ApiNotFoundResponse(NOVEL_NOT_FOUND)
@@ -34,7 +37,8 @@ export class EndingsController {
   @Extension()
   @ApiOperation({
     summary: 'Choose the ending and finish the novel',
-    description: 'Needs an active reading entitlement. Sets chosen_choice_id and finished_at and emits novel.finished in the same transaction. Repeating the same choice answers 200 and emits nothing.',
+    description:
+      'Needs an active reading entitlement. Sets chosen_choice_id and finished_at and emits novel.finished in the same transaction. Repeating the same choice answers 200 and emits nothing.',
   })
   @ApiOkResponse({ type: EndingsStateDto })
   @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: malformed body or unknown choice_id' })

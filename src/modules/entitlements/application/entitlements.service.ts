@@ -5,7 +5,13 @@ import type { SubscriberKeySql } from '../../../shared/persistence/subscriber-ke
 import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
 import { SubscriberClock } from '../../../shared/tenancy/subscriber-clock.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
-import { EntitlementRepository, type ActiveCountHistory, type Entitlement, type EntitlementKey, type EntitlementState } from '../domain/entitlement.repository.js';
+import {
+  EntitlementRepository,
+  type ActiveCountHistory,
+  type Entitlement,
+  type EntitlementKey,
+  type EntitlementState,
+} from '../domain/entitlement.repository.js';
 import { invalidRequest } from '../../../shared/errors/domain-error.js';
 import { effectiveAtRefusal, writeOutcome } from '../domain/entitlement-ordering.js';
 import { featuresOf, resolvePlan, type EntitlementStatus, type InternalPlan, type Product, type SubscriberFeatures } from '../domain/plans.js';

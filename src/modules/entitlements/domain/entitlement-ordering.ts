@@ -9,11 +9,7 @@ import type { EntitlementState } from './entitlement.repository.js';
  */
 export type WriteOutcome = 'stale' | 'unchanged' | 'changed';
 
-export function writeOutcome(
-  current: EntitlementState & { effectiveAt: Date },
-  next: EntitlementState,
-  effectiveAt: Date,
-): WriteOutcome {
+export function writeOutcome(current: EntitlementState & { effectiveAt: Date }, next: EntitlementState, effectiveAt: Date): WriteOutcome {
   if (effectiveAt.getTime() < current.effectiveAt.getTime()) return 'stale';
   return sameState(current, next) ? 'unchanged' : 'changed';
 }

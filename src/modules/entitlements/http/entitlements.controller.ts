@@ -17,11 +17,15 @@ export class EntitlementsController {
   @Post('entitlements')
   @HttpCode(200)
   @RequireScopes('platform:entitlements:write')
-  @ApiOperation({ summary: "Activate, suspend or cancel a subscriber's access to a product (upsert)", description: 'Unique per (partner, subscriber, product): repeating the call is safe and changes nothing.' })
+  @ApiOperation({
+    summary: "Activate, suspend or cancel a subscriber's access to a product (upsert)",
+    description: 'Unique per (partner, subscriber, product): repeating the call is safe and changes nothing.',
+  })
   @ApiOkResponse({ type: EntitlementWriteDto })
   @ApiBadRequestResponse({
     type: ErrorBodyDto,
-    description: 'invalid_request: subscriber_id, product or status missing or invalid, or effective_at malformed, more than 5 minutes ahead, or (live) more than 72 hours in the past',
+    description:
+      'invalid_request: subscriber_id, product or status missing or invalid, or effective_at malformed, more than 5 minutes ahead, or (live) more than 72 hours in the past',
   })
   async upsert(@CurrentPrincipal() principal: Principal, @Body() body: EntitlementRequestDto): Promise<EntitlementWriteDto> {
     const { applied } = await this.entitlements.upsert(principal, principal.clientId, {

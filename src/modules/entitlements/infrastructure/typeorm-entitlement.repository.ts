@@ -69,9 +69,13 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
   }
 
   async update(key: EntitlementKey, state: EntitlementState, effectiveAt: Date): Promise<void> {
-    await this.db.manager
-      .getRepository(EntitlementEntity)
-      .update(keyColumns(key), { status: state.status, partnerPlan: state.partnerPlan, internalPlan: state.internalPlan, effectiveAt, updatedAt: () => 'now()' });
+    await this.db.manager.getRepository(EntitlementEntity).update(keyColumns(key), {
+      status: state.status,
+      partnerPlan: state.partnerPlan,
+      internalPlan: state.internalPlan,
+      effectiveAt,
+      updatedAt: () => 'now()',
+    });
   }
 
   async advanceEffectiveAt(key: EntitlementKey, effectiveAt: Date): Promise<void> {

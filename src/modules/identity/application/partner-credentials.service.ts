@@ -39,7 +39,10 @@ export class PartnerCredentialsService {
     const clientId = `${prefix}_${randomBytes(12).toString('hex')}`;
     // 256 bits of randomness (DECISIONS 2); the prefix lets secret scanners recognise it.
     const clientSecret = `sk_${prefix}_${randomBytes(32).toString('base64url')}`;
-    await this.credentials.insert({ clientId, partnerId, secretHash: this.secrets.hashSecret(clientSecret), scopes, environment }, this.secrets.writingFingerprint);
+    await this.credentials.insert(
+      { clientId, partnerId, secretHash: this.secrets.hashSecret(clientSecret), scopes, environment },
+      this.secrets.writingFingerprint,
+    );
     return { partner_id: partnerId, client_id: clientId, client_secret: clientSecret, scopes, environment };
   }
 

@@ -22,10 +22,7 @@ export type ClientAuthentication =
   /** Credentials that cannot be read (RFC 6749 `invalid_client`). */
   | { kind: 'malformed'; reason: string };
 
-export function readClientAuthentication(
-  authorization: string | undefined,
-  body: { client_id?: unknown; client_secret?: unknown },
-): ClientAuthentication {
+export function readClientAuthentication(authorization: string | undefined, body: { client_id?: unknown; client_secret?: unknown }): ClientAuthentication {
   // RFC 6749 3.1: a parameter sent without a value is treated as omitted (form tools such
   // as Swagger UI send empty client_id= and client_secret= next to HTTP Basic).
   const inBody = given(body.client_id) || given(body.client_secret);

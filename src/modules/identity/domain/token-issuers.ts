@@ -11,8 +11,7 @@ export const ACCESS_TOKEN_LIFETIME_SECONDS = 600;
 /** Accepted clock difference between issuer and verifier (DECISIONS 3). */
 export const CLOCK_SKEW_SECONDS = 30;
 
-export const issuerUrl = (publicBaseUrl: string, issuer: TokenIssuer) =>
-  `${publicBaseUrl}/${issuer}/v1`;
+export const issuerUrl = (publicBaseUrl: string, issuer: TokenIssuer) => `${publicBaseUrl}/${issuer}/v1`;
 
 /** How long a verifier may cache a published key set (its `Cache-Control: max-age`). */
 export const JWKS_MAX_AGE_SECONDS = 300;

@@ -23,9 +23,7 @@ export const RequireScopes = (...scopes: Scope[]) =>
     SetMetadata(ACCESS_RULE, { public: false, anyOfScopes: scopes } satisfies AccessRule),
     ApiExtension('x-required-scopes', { anyOf: scopes }),
     ApiUnauthorizedResponse({ description: 'invalid_token: missing, malformed, expired or revoked token', type: ErrorBodyDto }),
-    ...(scopes.length
-      ? [ApiForbiddenResponse({ description: `insufficient_scope: the token needs one of: ${scopes.join(', ')}`, type: ErrorBodyDto })]
-      : []),
+    ...(scopes.length ? [ApiForbiddenResponse({ description: `insufficient_scope: the token needs one of: ${scopes.join(', ')}`, type: ErrorBodyDto })] : []),
   );
 
 declare module 'fastify' {

@@ -39,7 +39,10 @@ export class DiscoveryController {
   @Public()
   @Extension()
   @Header('Cache-Control', 'public, max-age=300')
-  @ApiOperation({ summary: 'Metadata of the platform token issuer (RFC 8414)', description: 'Where OAuth libraries (openid-client and the like) find the token endpoint, the key set and the scopes from the issuer URL alone.' })
+  @ApiOperation({
+    summary: 'Metadata of the platform token issuer (RFC 8414)',
+    description: 'Where OAuth libraries (openid-client and the like) find the token endpoint, the key set and the scopes from the issuer URL alone.',
+  })
   @ApiOkResponse({ type: IssuerMetadataDto })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'not_found: this process does not serve the platform' })
   platform(): IssuerMetadata {
@@ -50,7 +53,10 @@ export class DiscoveryController {
   @Public()
   @Extension()
   @Header('Cache-Control', 'public, max-age=300')
-  @ApiOperation({ summary: "Metadata of the children's service token issuer (RFC 8414)", description: "As the platform's, for the children's service issuer and its one scope." })
+  @ApiOperation({
+    summary: "Metadata of the children's service token issuer (RFC 8414)",
+    description: "As the platform's, for the children's service issuer and its one scope.",
+  })
   @ApiOkResponse({ type: IssuerMetadataDto })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: "not_found: this process does not serve the children's service" })
   kids(): IssuerMetadata {

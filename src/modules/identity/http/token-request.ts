@@ -14,7 +14,10 @@ export function readTokenRequest(request: FastifyRequest, reply: FastifyReply): 
   if ('client_secret' in query || 'access_token' in query) {
     throw invalidRequest('Secrets must never be sent in the URL: send the credentials with HTTP Basic or in the form body.');
   }
-  const contentType = String(request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  const contentType = String(request.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
   if (contentType !== 'application/x-www-form-urlencoded') {
     throw invalidRequest('The token request body must be application/x-www-form-urlencoded.');
   }

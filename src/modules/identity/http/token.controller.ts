@@ -26,7 +26,11 @@ export class PlatformTokenController {
   @Post('oauth2/token')
   @Public()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Issue a partner access token (OAuth 2.0 client credentials, RFC 6749 4.4)', description: 'Authenticate with HTTP Basic (preferred) or client_id and client_secret in the form body. The token carries the scopes registered on the credential.' })
+  @ApiOperation({
+    summary: 'Issue a partner access token (OAuth 2.0 client credentials, RFC 6749 4.4)',
+    description:
+      'Authenticate with HTTP Basic (preferred) or client_id and client_secret in the form body. The token carries the scopes registered on the credential.',
+  })
   @ApiConsumes('application/x-www-form-urlencoded')
   @ApiBody({ type: TokenRequestDto })
   @ApiOkResponse({ type: TokenResponseDto })
@@ -40,7 +44,11 @@ export class PlatformTokenController {
   @Get('jwks')
   @Public()
   @Header('Cache-Control', `public, max-age=${JWKS_MAX_AGE_SECONDS}`)
-  @ApiOperation({ summary: 'Public keys that verify partner tokens (JWK set)', description: 'The current key and, during a rotation, the next and the previous one. Cache it for its max-age (300 s), and fetch it again when a token names a kid it does not list.' })
+  @ApiOperation({
+    summary: 'Public keys that verify partner tokens (JWK set)',
+    description:
+      'The current key and, during a rotation, the next and the previous one. Cache it for its max-age (300 s), and fetch it again when a token names a kid it does not list.',
+  })
   @ApiOkResponse({ type: JwksDto })
   jwks() {
     return this.keys.jwks('platform');
@@ -59,7 +67,10 @@ export class KidsTokenController {
   @Post('oauth2/token')
   @Public()
   @HttpCode(200)
-  @ApiOperation({ summary: "Issue a children's service token (client credentials with scope kidsapp:engagement:read)", description: "Signed with the children's service's own key pair; other services refuse these tokens." })
+  @ApiOperation({
+    summary: "Issue a children's service token (client credentials with scope kidsapp:engagement:read)",
+    description: "Signed with the children's service's own key pair; other services refuse these tokens.",
+  })
   @ApiConsumes('application/x-www-form-urlencoded')
   @ApiBody({ type: KidsTokenRequestDto })
   @ApiOkResponse({ type: KidsTokenResponseDto })
@@ -81,7 +92,10 @@ export class KidsTokenController {
   @Get('jwks')
   @Public()
   @Header('Cache-Control', `public, max-age=${JWKS_MAX_AGE_SECONDS}`)
-  @ApiOperation({ summary: "Public keys that verify children's service tokens (JWK set)", description: "The children's service issuer's keys, rotated as the platform's are. Cache it for its max-age (300 s)." })
+  @ApiOperation({
+    summary: "Public keys that verify children's service tokens (JWK set)",
+    description: "The children's service issuer's keys, rotated as the platform's are. Cache it for its max-age (300 s).",
+  })
   @ApiOkResponse({ type: JwksDto })
   jwks() {
     return this.keys.jwks('kids');

@@ -26,10 +26,13 @@ export class TypeOrmSigningKeyRepository extends SigningKeyRepository {
   }
 
   async insert(key: StoredSigningKey): Promise<void> {
-    await this.db.query(
-      `INSERT INTO signing_keys (kid, issuer, public_jwk, sealed_private_key, signs_from) VALUES ($1, $2, $3, $4, $5)`,
-      [key.kid, key.issuer, JSON.stringify(key.publicJwk), key.sealedPrivateKey, key.signsFrom],
-    );
+    await this.db.query(`INSERT INTO signing_keys (kid, issuer, public_jwk, sealed_private_key, signs_from) VALUES ($1, $2, $3, $4, $5)`, [
+      key.kid,
+      key.issuer,
+      JSON.stringify(key.publicJwk),
+      key.sealedPrivateKey,
+      key.signsFrom,
+    ]);
   }
 
   async resealAll(reseal: (sealed: string) => string): Promise<number> {

@@ -18,11 +18,23 @@ export class KidsSummaryQueryDto {
 export class KidsEngagementSummaryDto {
   @ApiProperty({ format: 'date' }) period_start: string;
   @ApiProperty({ format: 'date' }) period_end: string;
-  @ApiProperty({ type: 'integer', nullable: true, description: 'Partner accounts with a kidsapp entitlement active at some point in the period. null when suppressed.' })
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'Partner accounts with a kidsapp entitlement active at some point in the period. null when suppressed.',
+  })
   active_accounts: number | null;
-  @ApiProperty({ type: 'integer', nullable: true, description: 'Stories completed in the period, summed across all accounts and children. null when suppressed.' })
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'Stories completed in the period, summed across all accounts and children. null when suppressed.',
+  })
   stories_completed: number | null;
-  @ApiProperty({ type: Number, nullable: true, description: 'Minutes read, summed per active account, then averaged across active accounts. null when suppressed.' })
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Minutes read, summed per active account, then averaged across active accounts. null when suppressed.',
+  })
   avg_minutes_per_active_account: number | null;
   @ApiProperty({ type: 'integer', example: 30 }) min_sample_threshold: number;
   @ApiProperty({ description: 'true when the numeric fields are null because active_accounts is below min_sample_threshold.' }) suppressed: boolean;

@@ -70,8 +70,6 @@ export class MediaService {
     return { url, expiresIn, issuedAt, expiresAt: new Date(issuedAt.getTime() + expiresIn * 1000) };
   }
 
-
-
   /**
    * Appends to the audit log, resolving once the row is committed. Rows of concurrent
    * requests share a statement (group commit), so it does not join a caller's unit of work.

@@ -35,5 +35,4 @@ export function chaptersOfArguments(args: readonly string[]): DemoChapter[] {
   });
 }
 
-const numbered = (novelId: string, count: number): DemoChapter[] =>
-  Array.from({ length: count }, (_, index) => ({ novelId, chapterNumber: index + 1 }));
+const numbered = (novelId: string, count: number): DemoChapter[] => Array.from({ length: count }, (_, index) => ({ novelId, chapterNumber: index + 1 }));

@@ -25,7 +25,9 @@ function main(args: string[]): void {
     bytes += audio.length;
   }
   const removed = fromManifest ? removeOthers(chapters) : [];
-  process.stdout.write(`${chapters.length} files (${bytes} bytes) written to ${DEMO_AUDIO_DIR}` + (removed.length ? `; removed ${removed.join(', ')}` : '') + '\n');
+  process.stdout.write(
+    `${chapters.length} files (${bytes} bytes) written to ${DEMO_AUDIO_DIR}` + (removed.length ? `; removed ${removed.join(', ')}` : '') + '\n',
+  );
 }
 
 function removeOthers(chapters: DemoChapter[]): string[] {

@@ -1,8 +1,5 @@
 /** What to send for a request's `Range` header (RFC 9110 section 14). */
-export type ByteRange =
-  | { kind: 'whole' }
-  | { kind: 'partial'; start: number; end: number }
-  | { kind: 'unsatisfiable' };
+export type ByteRange = { kind: 'whole' } | { kind: 'partial'; start: number; end: number } | { kind: 'unsatisfiable' };
 
 const SINGLE_RANGE = /^bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i;
 

@@ -30,9 +30,7 @@ export class S3MediaStorage extends MediaStorage implements OnModuleDestroy {
       forcePathStyle: settings.forcePathStyle,
       // Absent keys fall back to the SDK's usual chain (environment, instance role, …).
       credentials:
-        settings.accessKeyId && settings.secretAccessKey
-          ? { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey }
-          : undefined,
+        settings.accessKeyId && settings.secretAccessKey ? { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey } : undefined,
       // The SDK otherwise adds checksum parameters that many S3-compatible servers refuse,
       // and a presigned URL would carry x-amz-checksum-mode for every player to send.
       requestChecksumCalculation: 'WHEN_REQUIRED',

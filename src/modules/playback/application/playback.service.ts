@@ -40,7 +40,9 @@ export class PlaybackService implements OnModuleInit {
   async write(tenant: Tenant, subscriberId: string, write: PlaybackWrite): Promise<PlaybackPosition> {
     const chapterNumber = chapterNumberOf(write.novelId, write.chapterId);
     if (chapterNumber === null) {
-      throw invalidRequest(`chapter_id must name a chapter of novel "${write.novelId}" as ${chapterIdOf(write.novelId, 1)}, ${chapterIdOf(write.novelId, 2)}, …`);
+      throw invalidRequest(
+        `chapter_id must name a chapter of novel "${write.novelId}" as ${chapterIdOf(write.novelId, 1)}, ${chapterIdOf(write.novelId, 2)}, …`,
+      );
     }
     const [novel, now] = await Promise.all([this.catalog.publishedNovel(tenant.environment, write.novelId), this.clock.now(tenant, subscriberId)]);
     if (chapterNumber > novel.totalChapters) {

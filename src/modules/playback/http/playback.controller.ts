@@ -18,7 +18,8 @@ const READ = {
 };
 const WRITE = {
   summary: 'Upsert listening position',
-  description: 'One record per (subscriber, novel): a new write replaces the previous one, and repeating a call is safe. Records listening activity and advances current_chapter.',
+  description:
+    'One record per (subscriber, novel): a new write replaces the previous one, and repeating a call is safe. Records listening activity and advances current_chapter.',
 };
 /** The answers of each operation, shared by the declared path and its alias, so the two never differ. */
 const READ_ANSWERS = applyDecorators(

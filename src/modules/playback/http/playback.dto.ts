@@ -36,7 +36,7 @@ export class PlaybackPositionWriteDto {
 }
 
 export class PlaybackPositionDto {
-  @ApiProperty({ description: "Subscriber identifier in the partner system." }) subscriber_id: string;
+  @ApiProperty({ description: 'Subscriber identifier in the partner system.' }) subscriber_id: string;
   @ApiProperty() novel_id: string;
   @ApiProperty({ example: 'the-heir-ch2' }) chapter_id: string;
   @ApiProperty({ type: 'integer' }) position_seconds: number;

@@ -39,7 +39,10 @@ export class PgPlaybackPositionRepository extends PlaybackPositionRepository {
      WHERE "finishedAt" IS NOT NULL OR "startedAt" < CASE WHEN "earlyAccess" THEN ${s.earlyCutoff}::timestamptz ELSE ${s.standardCutoff}::timestamptz END
   )`;
     /** Stores the position, replacing the stored one: concurrent writers of one key queue on the row instead of racing to insert it. */
-    const storePosition = (s: Record<PutSlot, unknown>, onlyIf: ReturnType<typeof sql>) => sql`INSERT INTO playback_positions (partner_id, environment, subscriber_id, novel_id, chapter_number, position_seconds, updated_at)
+    const storePosition = (
+      s: Record<PutSlot, unknown>,
+      onlyIf: ReturnType<typeof sql>,
+    ) => sql`INSERT INTO playback_positions (partner_id, environment, subscriber_id, novel_id, chapter_number, position_seconds, updated_at)
     SELECT ${s.partner}::uuid, ${s.environment}::text, ${s.subscriber}::text, ${s.novel}::text, ${s.chapter}::integer, ${s.seconds}::integer, ${s.at}::timestamptz FROM released WHERE ${onlyIf}
     ON CONFLICT (partner_id, environment, subscriber_id, novel_id) DO UPDATE
       SET chapter_number = EXCLUDED.chapter_number, position_seconds = EXCLUDED.position_seconds, updated_at = EXCLUDED.updated_at
@@ -59,26 +62,35 @@ export class PgPlaybackPositionRepository extends PlaybackPositionRepository {
        * the PUT is refused; not yet recorded: the full write follows). It names no table with
        * a trigger or partitions, the cost of the full write.
        */
-      usualSave: defineStatement(slots, (s) => sql`WITH ${readerAndRelease(s)}, recorded AS (${activity.recordedQuery(s)}
+      usualSave: defineStatement(
+        slots,
+        (s) => sql`WITH ${readerAndRelease(s)}, recorded AS (${activity.recordedQuery(s)}
   ), stored AS (${storePosition(s, sql`EXISTS (SELECT FROM recorded)`)}
   ), advanced AS (${advance(s, sql`EXISTS (SELECT FROM released) AND EXISTS (SELECT FROM recorded)`)}
   )
   SELECT s.chapter_number, s.position_seconds, s.updated_at, r.*, EXISTS (SELECT FROM released) AS released
-    FROM reader r LEFT JOIN stored s ON true`),
+    FROM reader r LEFT JOIN stored s ON true`,
+      ),
       /**
        * The first save of a chapter on a UTC day: when the chapter is released, stores the
        * position, records the listening (analytics' rollup trigger fires as for any insert)
        * and moves the reader on. One statement is one implicit transaction: all of it or none.
        */
-      firstSaveOfDay: defineStatement(slots, (s) => sql`WITH ${readerAndRelease(s)}, stored AS (${storePosition(s, sql`true`)}
+      firstSaveOfDay: defineStatement(
+        slots,
+        (s) => sql`WITH ${readerAndRelease(s)}, stored AS (${storePosition(s, sql`true`)}
   ), listened AS (${activity.recordQuery(s, 'audio', sql`released`)}
   ), advanced AS (${advance(s, sql`EXISTS (SELECT FROM released)`)}
   )
-  SELECT s.chapter_number, s.position_seconds, s.updated_at, r.* FROM reader r LEFT JOIN stored s ON true`),
+  SELECT s.chapter_number, s.position_seconds, s.updated_at, r.* FROM reader r LEFT JOIN stored s ON true`,
+      ),
       /** The stored position beside the reader (the drip's inputs), in one statement: playback's GET. */
-      positionWithReader: defineStatement(['partner', 'environment', 'subscriber', 'novel'], (s) => sql`SELECT pp.chapter_number, pp.position_seconds, pp.updated_at, r.*
+      positionWithReader: defineStatement(
+        ['partner', 'environment', 'subscriber', 'novel'],
+        (s) => sql`SELECT pp.chapter_number, pp.position_seconds, pp.updated_at, r.*
     FROM (${reading.readerQuery(s, s.novel)}) AS r
-    LEFT JOIN playback_positions pp ON pp.partner_id = ${s.partner} AND pp.environment = ${s.environment} AND pp.subscriber_id = ${s.subscriber} AND pp.novel_id = ${s.novel}`),
+    LEFT JOIN playback_positions pp ON pp.partner_id = ${s.partner} AND pp.environment = ${s.environment} AND pp.subscriber_id = ${s.subscriber} AND pp.novel_id = ${s.novel}`,
+      ),
     };
   }
 
@@ -95,9 +107,17 @@ export class PgPlaybackPositionRepository extends PlaybackPositionRepository {
       earlyCutoff: released.startedBefore.earlyAccess,
     };
     const { usualSave, firstSaveOfDay } = this.statements;
-    let [row] = await this.db.prepared<PositionRow & { released: boolean }>('playback.upsert-position-if-listening-recorded', usualSave.text, usualSave.bind(args));
+    let [row] = await this.db.prepared<PositionRow & { released: boolean }>(
+      'playback.upsert-position-if-listening-recorded',
+      usualSave.text,
+      usualSave.bind(args),
+    );
     if (row.chapter_number === null && row.released) {
-      [row] = await this.db.prepared<PositionRow & { released: boolean }>('playback.upsert-listening-if-released', firstSaveOfDay.text, firstSaveOfDay.bind(args));
+      [row] = await this.db.prepared<PositionRow & { released: boolean }>(
+        'playback.upsert-listening-if-released',
+        firstSaveOfDay.text,
+        firstSaveOfDay.bind(args),
+      );
     }
     return this.withReader(position.novelId, row);
   }
@@ -122,7 +142,8 @@ export class PgPlaybackPositionRepository extends PlaybackPositionRepository {
   }
 
   private withReader(novelId: string, row: PositionRow): PositionWithReader {
-    const position = row.chapter_number === null ? null : { novelId, chapterNumber: row.chapter_number, positionSeconds: row.position_seconds!, updatedAt: row.updated_at! };
+    const position =
+      row.chapter_number === null ? null : { novelId, chapterNumber: row.chapter_number, positionSeconds: row.position_seconds!, updatedAt: row.updated_at! };
     return { position, ...this.reading.readerOfRow(row) };
   }
 }

@@ -31,11 +31,11 @@ export class PostgresRateLimitStore extends RateLimitStore {
   }
 
   async giveBack(key: string, count: number, policy: BucketPolicy): Promise<void> {
-    await this.db.prepared(
-      'rate-limit.give-back',
-      `UPDATE rate_limit_buckets SET tokens = LEAST($2::float8, tokens + $3::float8) WHERE key = $1`,
-      [key, policy.burst, count],
-    );
+    await this.db.prepared('rate-limit.give-back', `UPDATE rate_limit_buckets SET tokens = LEAST($2::float8, tokens + $3::float8) WHERE key = $1`, [
+      key,
+      policy.burst,
+      count,
+    ]);
   }
 
   async level(key: string, policy: BucketPolicy): Promise<number> {

@@ -36,7 +36,14 @@ export class ChapterUnlockScheduleService implements OnModuleInit {
   startFor(tenant: Tenant, reading: OpenedReading): Promise<void> {
     const drip = { startedAt: reading.startedAt, earlyAccess: reading.earlyAccess };
     return this.schedule.upsert(
-      { tenant, subscriberId: reading.subscriberId, novelId: reading.novelId, startedAt: reading.startedAt, notBefore: reading.openedAt, testClockId: reading.testClockId },
+      {
+        tenant,
+        subscriberId: reading.subscriberId,
+        novelId: reading.novelId,
+        startedAt: reading.startedAt,
+        notBefore: reading.openedAt,
+        testClockId: reading.testClockId,
+      },
       firstUnlockAfter(drip, reading.totalChapters, reading.openedAt),
     );
   }

@@ -123,7 +123,14 @@ export class ReadingProgressService {
   /** Every published novel the subscriber has opened, newest first: one statement whatever their number. */
   async readingProgress(tenant: Tenant, subscriberId: string): Promise<ReadingProgress> {
     const [{ progress: rows, features }, now] = await Promise.all([this.progress.listWithFeatures(tenant, subscriberId), this.clock.now(tenant, subscriberId)]);
-    const novels = new Map((await this.catalog.publishedNovels(tenant.environment, rows.map((r) => r.novelId))).map((n) => [n.id, n]));
+    const novels = new Map(
+      (
+        await this.catalog.publishedNovels(
+          tenant.environment,
+          rows.map((r) => r.novelId),
+        )
+      ).map((n) => [n.id, n]),
+    );
     const entries = rows.flatMap((row) => {
       const novel = novels.get(row.novelId);
       return novel ? [entry(novel, row, features.earlyAccess, now)] : [];

@@ -15,5 +15,4 @@ export const chapterLocked = (novelId: string, chapterNumber: number, release: C
 export const notEntitled = (subscriberId: string) =>
   new DomainError('subscriber_not_entitled', `Subscriber "${subscriberId}" has no active textapp or audioapp entitlement.`);
 
-export const alreadyFinished = (novelId: string) =>
-  new DomainError('novel_already_finished', `Novel "${novelId}" is already finished for this subscriber.`);
+export const alreadyFinished = (novelId: string) => new DomainError('novel_already_finished', `Novel "${novelId}" is already finished for this subscriber.`);

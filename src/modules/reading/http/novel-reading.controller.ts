@@ -23,7 +23,8 @@ export class NovelReadingController {
   @RequireScopes('textapp:catalog:read', 'audioapp:audio:read')
   @ApiOperation({
     summary: 'Chapter list, optional release state',
-    description: 'Without subscriber_id: editorial metadata only. With it: each chapter\'s status (unlocked, locked, not_started) and, when locked, an estimated unlocks_at.',
+    description:
+      "Without subscriber_id: editorial metadata only. With it: each chapter's status (unlocked, locked, not_started) and, when locked, an estimated unlocks_at.",
   })
   @ApiOkResponse({ type: ChapterListingDto })
   @ApiBadRequestResponse({ type: ErrorBodyDto })
@@ -36,7 +37,10 @@ export class NovelReadingController {
   @Get('chapters/:chapterNumber/content')
   @RequireScopes('textapp:content:read')
   @Extension()
-  @ApiOperation({ summary: 'Chapter text (markdown)', description: 'Needs an active reading entitlement and a released chapter. Records reading activity and advances current_chapter.' })
+  @ApiOperation({
+    summary: 'Chapter text (markdown)',
+    description: 'Needs an active reading entitlement and a released chapter. Records reading activity and advances current_chapter.',
+  })
   @ApiOkResponse({ type: ChapterContentDto })
   @ApiBadRequestResponse({ type: ErrorBodyDto })
   @ApiForbiddenResponse({ type: ErrorBodyDto, description: 'subscriber_not_entitled, chapter_locked' })

@@ -62,7 +62,8 @@ export class ReadingProgressController {
   @Extension()
   @ApiOperation({
     summary: 'Open a novel',
-    description: 'Starts the drip now (current_chapter 1). 201 when opened, 200 with the same entry when already in progress. At most 3 unfinished novels, under any concurrency.',
+    description:
+      'Starts the drip now (current_chapter 1). 201 when opened, 200 with the same entry when already in progress. At most 3 unfinished novels, under any concurrency.',
   })
   @ApiCreatedResponse({ type: ProgressEntryDto })
   @ApiOkResponse({ type: ProgressEntryDto, description: 'Already in progress.' })

@@ -21,7 +21,12 @@ const SELECT_ROW = `partner_id AS "partnerId", environment, subscriber_id AS "su
 
 const toScheduled = ({ partnerId, environment, ...rest }: ScheduleRow): ScheduledUnlock => ({ tenant: { partnerId, environment }, ...rest });
 
-const keyOf = (row: Pick<ScheduledUnlock, 'tenant' | 'subscriberId' | 'novelId'>) => [row.tenant.partnerId, row.tenant.environment, row.subscriberId, row.novelId];
+const keyOf = (row: Pick<ScheduledUnlock, 'tenant' | 'subscriberId' | 'novelId'>) => [
+  row.tenant.partnerId,
+  row.tenant.environment,
+  row.subscriberId,
+  row.novelId,
+];
 
 /** Plain SQL on the shared connection: the job's statements must stay index-only on what is due. */
 @Injectable()
@@ -32,7 +37,10 @@ export class PgUnlockScheduleRepository extends UnlockScheduleRepository {
 
   async upsert(row: Omit<ScheduledUnlock, keyof UnlockCursor>, cursor: UnlockCursor | null): Promise<void> {
     if (!cursor) {
-      await this.db.query(`DELETE FROM chapter_unlock_schedule WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND novel_id = $4`, keyOf(row));
+      await this.db.query(
+        `DELETE FROM chapter_unlock_schedule WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 AND novel_id = $4`,
+        keyOf(row),
+      );
       return;
     }
     await this.db.query(
@@ -74,7 +82,13 @@ export class PgUnlockScheduleRepository extends UnlockScheduleRepository {
     if (rows.length === 0) return [];
     // One statement for the batch: each row's reading, its novel's chapters and the
     // subscriber's entitlements (read only, as the hot reads do: ADR 0083), by primary key.
-    const states = await this.db.query<{ ord: number; startedAt: Date | null; finishedAt: Date | null; totalChapters: number | null; grants: EntitlementGrant[] }>(
+    const states = await this.db.query<{
+      ord: number;
+      startedAt: Date | null;
+      finishedAt: Date | null;
+      totalChapters: number | null;
+      grants: EntitlementGrant[];
+    }>(
       `SELECT k.ord, p.started_at AS "startedAt", p.finished_at AS "finishedAt", n.total_chapters AS "totalChapters",
               (SELECT coalesce(json_agg(json_build_object('product', e.product, 'status', e.status, 'internalPlan', e.internal_plan)), '[]')
                  FROM entitlements e

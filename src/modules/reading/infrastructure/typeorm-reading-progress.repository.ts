@@ -43,8 +43,10 @@ export class TypeOrmReadingProgressRepository extends ReadingProgressRepository 
       reader: defineStatement(['partner', 'environment', 'subscriber', 'novel'], (s) => readerQuery(features(s), s, s.novel)),
       readers: defineStatement(['partner', 'environment', 'subscriber'], (s) => sql`${readerQuery(features(s), s)} ORDER BY p.started_at DESC, p.novel_id`),
       // The text path: the read recorded and the reader moved on, in one statement.
-      chapterRead: defineStatement(['partner', 'environment', 'subscriber', 'novel', 'chapter', 'at'], (s) =>
-        sql`WITH recorded AS (${activity.recordQuery(s, 'text', sql`(SELECT) AS one`)}), advanced AS (${advanceQuery(s, s.novel, s.chapter, sql`true`)}) SELECT`,
+      chapterRead: defineStatement(
+        ['partner', 'environment', 'subscriber', 'novel', 'chapter', 'at'],
+        (s) =>
+          sql`WITH recorded AS (${activity.recordQuery(s, 'text', sql`(SELECT) AS one`)}), advanced AS (${advanceQuery(s, s.novel, s.chapter, sql`true`)}) SELECT`,
       ),
     };
   }
@@ -55,9 +57,7 @@ export class TypeOrmReadingProgressRepository extends ReadingProgressRepository 
 
   async lockSubscriber(tenant: Tenant, subscriberId: string): Promise<void> {
     // A 64-bit hash of the key: a collision only makes two subscribers wait for each other.
-    await this.db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-      `reading:${tenant.partnerId}:${tenant.environment}:${subscriberId}`,
-    ]);
+    await this.db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`reading:${tenant.partnerId}:${tenant.environment}:${subscriberId}`]);
   }
 
   // The hot reads and the per-write update are plain SQL (the bench profile showed the query builder costing
@@ -72,7 +72,11 @@ export class TypeOrmReadingProgressRepository extends ReadingProgressRepository 
 
   async findWithFeatures(tenant: Tenant, subscriberId: string, novelId: string): Promise<Reader> {
     const { reader } = this.statements;
-    const [row] = await this.db.prepared<ReaderRow>('reading.progress-with-features', reader.text, reader.bind({ ...keyOf(tenant, subscriberId), novel: novelId }));
+    const [row] = await this.db.prepared<ReaderRow>(
+      'reading.progress-with-features',
+      reader.text,
+      reader.bind({ ...keyOf(tenant, subscriberId), novel: novelId }),
+    );
     return readerOfRow(row);
   }
 

@@ -103,7 +103,10 @@ function sandboxOnly(tenant: Tenant): void {
 }
 
 const attachedElsewhere = (subscriberId: string, clockId?: string) =>
-  new DomainError('subscriber_has_data', `Subscriber "${subscriberId}" is already attached to ${clockId ? `test clock ${clockId}` : 'another test clock'}: a subscriber belongs to one clock.`);
+  new DomainError(
+    'subscriber_has_data',
+    `Subscriber "${subscriberId}" is already attached to ${clockId ? `test clock ${clockId}` : 'another test clock'}: a subscriber belongs to one clock.`,
+  );
 
 function notFound(id: string): never {
   throw new DomainError('not_found', `No test clock ${id}.`);

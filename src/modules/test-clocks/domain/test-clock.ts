@@ -35,7 +35,10 @@ export function advanceDecision(current: Date, target: Date): AdvanceDecision {
     return { kind: 'refused', reason: `frozen_time must be later than the clock's current time (${current.toISOString()}): a clock only moves forward.` };
   }
   if (target.getTime() - current.getTime() > YEAR_MS) {
-    return { kind: 'refused', reason: `frozen_time must be at most a year after the clock's current time (${current.toISOString()}); advance in several steps.` };
+    return {
+      kind: 'refused',
+      reason: `frozen_time must be at most a year after the clock's current time (${current.toISOString()}); advance in several steps.`,
+    };
   }
   return { kind: 'advance' };
 }

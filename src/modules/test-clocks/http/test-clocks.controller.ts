@@ -101,7 +101,8 @@ export class TestClocksController {
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'not_found' })
   @ApiConflictResponse({
     type: ErrorBodyDto,
-    description: 'subscriber_has_data: the subscriber already has sandbox data or belongs to another clock; limit_reached: the clock already has 100 subscribers',
+    description:
+      'subscriber_has_data: the subscriber already has sandbox data or belongs to another clock; limit_reached: the clock already has 100 subscribers',
   })
   async attach(
     @CurrentTenant() tenant: Tenant,
@@ -121,7 +122,10 @@ export class TestClocksController {
       'Answers once every chapter.unlocked whose instant the advance crossed is written (feed and webhooks, in instant order, occurred_at the instant), as the live job would have emitted them. Advancing to the current time again changes nothing.',
   })
   @ApiOkResponse({ type: TestClockDto })
-  @ApiBadRequestResponse({ type: ErrorBodyDto, description: "invalid_request: frozen_time missing, malformed, earlier than the clock's time or more than a year after it" })
+  @ApiBadRequestResponse({
+    type: ErrorBodyDto,
+    description: "invalid_request: frozen_time missing, malformed, earlier than the clock's time or more than a year after it",
+  })
   @ApiForbiddenResponse({ type: ErrorBodyDto, description: SANDBOX_ONLY })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'not_found' })
   async advance(@CurrentTenant() tenant: Tenant, @Param('id', uuidPipe('test clock')) id: string, @Body() body: AdvanceTestClockDto): Promise<TestClockDto> {

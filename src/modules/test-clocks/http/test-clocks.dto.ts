@@ -5,7 +5,11 @@ import { MayBeOmitted } from '../../../shared/http/may-be-omitted.js';
 import type { TestClock } from '../domain/test-clock.js';
 
 export class CreateTestClockDto {
-  @ApiProperty({ format: 'date-time', example: '2026-12-01T09:00:00Z', description: '"Now" for the subscribers attached to the clock; within a year of the real time, either way.' })
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-12-01T09:00:00Z',
+    description: '"Now" for the subscribers attached to the clock; within a year of the real time, either way.',
+  })
   @IsDefined({ message: 'frozen_time is required' })
   @IsIsoInstant('frozen_time')
   frozen_time: string;
@@ -32,7 +36,8 @@ export class TestClockDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ type: String, nullable: true, example: 'drip in a minute' }) name: string | null;
   @ApiProperty({ format: 'date-time', example: '2026-12-01T09:00:00Z' }) frozen_time: string;
-  @ApiProperty({ type: [String], example: ['sub-clock-1'], description: 'The attached sandbox subscribers, in the order they were attached.' }) subscribers: string[];
+  @ApiProperty({ type: [String], example: ['sub-clock-1'], description: 'The attached sandbox subscribers, in the order they were attached.' })
+  subscribers: string[];
   @ApiProperty({ format: 'date-time' }) created_at: string;
 }
 

@@ -74,7 +74,10 @@ export class WaitingPolls {
         'rate_limited',
         `This credential already holds ${WAITING_POLLS_PER_CREDENTIAL} waiting long polls: wait for one to answer, or poll without wait.`,
         // The quota every 429 states, here of waiting polls (one frees within the 30 s a poll may wait).
-        { rateLimit: { policy: `"waiting-polls";q=${WAITING_POLLS_PER_CREDENTIAL};w=${FEED_MAX_WAIT_SECONDS}`, remaining: '"waiting-polls";r=0;t=1' }, retryAfterSeconds: 1 },
+        {
+          rateLimit: { policy: `"waiting-polls";q=${WAITING_POLLS_PER_CREDENTIAL};w=${FEED_MAX_WAIT_SECONDS}`, remaining: '"waiting-polls";r=0;t=1' },
+          retryAfterSeconds: 1,
+        },
       );
     }
     this.heldByCredential.set(clientId, held + 1);

@@ -43,7 +43,12 @@ export class WebhookEventPublisher {
    * itself: an endpoint does not receive the past). A test clock's instant is not real time,
    * so its announcements go to the endpoints registered when the clock advanced.
    */
-  async chapterUnlocked(tenant: Tenant, data: ChapterUnlockedEvent['data'], releasedAt: Date, subscribedBefore = releasedAt): Promise<ChapterUnlockedEvent | null> {
+  async chapterUnlocked(
+    tenant: Tenant,
+    data: ChapterUnlockedEvent['data'],
+    releasedAt: Date,
+    subscribedBefore = releasedAt,
+  ): Promise<ChapterUnlockedEvent | null> {
     if (!(await this.endpoints.isSubscribed(tenant, 'chapter.unlocked', subscribedBefore))) return null;
     const event: ChapterUnlockedEvent = {
       event: 'chapter.unlocked',

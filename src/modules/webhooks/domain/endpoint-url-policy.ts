@@ -55,7 +55,10 @@ export function checkEndpointUrl(raw: string, rules: UrlRules): UrlCheck {
 
 /** The host to resolve or connect to: without IPv6 brackets or the root label's dot. */
 export function hostOf(url: URL): string {
-  return url.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+  return url.hostname
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '')
+    .toLowerCase();
 }
 
 /**
@@ -176,10 +179,7 @@ function ipv6ToBigInt(address: string): bigint {
   }
   const [head, tail] = text.split('::');
   const groups = (part: string | undefined) => (part ? part.split(':') : []);
-  const all =
-    tail === undefined
-      ? groups(head)
-      : [...groups(head), ...Array<string>(8 - groups(head).length - groups(tail).length).fill('0'), ...groups(tail)];
+  const all = tail === undefined ? groups(head) : [...groups(head), ...Array<string>(8 - groups(head).length - groups(tail).length).fill('0'), ...groups(tail)];
   return all.reduce((value, group) => (value << 16n) | BigInt(parseInt(group, 16)), 0n);
 }
 

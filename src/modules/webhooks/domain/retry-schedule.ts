@@ -3,10 +3,7 @@
  * seconds before attempt i + 1: `schedule[0]` counts from the event, each later one from
  * the failure before it. Any 2xx stops the delivery; a failure with no wait left fails it.
  */
-export type DeliveryState =
-  | { status: 'delivered' }
-  | { status: 'pending'; retryInSeconds: number }
-  | { status: 'failed' };
+export type DeliveryState = { status: 'delivered' } | { status: 'pending'; retryInSeconds: number } | { status: 'failed' };
 
 export function stateAfterAttempt(schedule: readonly number[], attemptsMade: number, succeeded: boolean): DeliveryState {
   if (succeeded) return { status: 'delivered' };

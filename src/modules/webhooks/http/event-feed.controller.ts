@@ -26,7 +26,10 @@ export class EventFeedController {
   @ApiOkResponse({ type: FeedPageDto })
   @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: after, limit or wait invalid' })
   @ApiGoneResponse({ type: ErrorBodyDto, description: 'events_expired: events after `after` are past retention' })
-  @ApiTooManyRequestsResponse({ type: ErrorBodyDto, description: 'rate_limited: the credential already holds 10 waiting long polls, or its rate limit is spent' })
+  @ApiTooManyRequestsResponse({
+    type: ErrorBodyDto,
+    description: 'rate_limited: the credential already holds 10 waiting long polls, or its rate limit is spent',
+  })
   async read(@CurrentTenant() tenant: Tenant, @CurrentPrincipal() caller: Principal, @Query() query: EventFeedQueryDto): Promise<FeedPageDto> {
     return feedPageDto(await this.feed.read(tenant, caller.clientId, { after: query.after, limit: query.limit, waitSeconds: query.wait }));
   }

@@ -12,7 +12,13 @@ const LIMIT_RULE = `limit must be an integer from 1 to ${FEED_MAX_LIMIT}`;
 const WAIT_RULE = `wait must be an integer from 0 to ${FEED_MAX_WAIT_SECONDS} (seconds)`;
 
 export class EventFeedQueryDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_AFTER, default: 0, description: 'The last seq already read; 0 reads from the oldest event kept.' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_AFTER,
+    default: 0,
+    description: 'The last seq already read; 0 reads from the oldest event kept.',
+  })
   @MayBeOmitted()
   @IntegerQueryParam()
   @IsInt({ message: AFTER_RULE })

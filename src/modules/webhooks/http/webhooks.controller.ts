@@ -68,7 +68,10 @@ export class WebhooksController {
   @Get('webhook-endpoints')
   @RequireScopes('platform:webhooks:manage')
   @Extension()
-  @ApiOperation({ summary: 'List the registered endpoints (without their secrets)', description: 'The endpoints of the token\'s environment, oldest first; a secret is shown only when it is created or rotated.' })
+  @ApiOperation({
+    summary: 'List the registered endpoints (without their secrets)',
+    description: "The endpoints of the token's environment, oldest first; a secret is shown only when it is created or rotated.",
+  })
   @ApiOkResponse({ type: WebhookEndpointListDto })
   async list(@CurrentTenant() tenant: Tenant): Promise<WebhookEndpointListDto> {
     return { data: (await this.endpoints.list(tenant)).map(toDto) };
@@ -92,7 +95,8 @@ export class WebhooksController {
   @Extension()
   @ApiOperation({
     summary: "Replace an endpoint's signing secret",
-    description: 'The new secret is shown this once. For 24 hours deliveries are signed with both secrets (space-separated signatures), so the receiver can switch without losing a delivery.',
+    description:
+      'The new secret is shown this once. For 24 hours deliveries are signed with both secrets (space-separated signatures), so the receiver can switch without losing a delivery.',
   })
   @ApiOkResponse({ type: RotatedWebhookSecretDto })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'not_found' })
@@ -106,7 +110,8 @@ export class WebhooksController {
   @Extension()
   @ApiOperation({
     summary: "An endpoint's deliveries, most recent first, each with its attempts",
-    description: 'Each attempt with its status code or failure category (timeout, connection_refused, tls, dns, http_status), duration and time; filter by status.',
+    description:
+      'Each attempt with its status code or failure category (timeout, connection_refused, tls, dns, http_status), duration and time; filter by status.',
   })
   @ApiOkResponse({ type: WebhookDeliveryListDto })
   @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: status or limit invalid' })

@@ -45,10 +45,12 @@ export class PgEventArrivals extends EventArrivals implements BeforeApplicationS
   }
 
   private listen(): Promise<unknown> {
-    this.listening ??= this.notifications.listen(EVENT_ARRIVALS_CHANNEL, (payload) => this.signal(payload, 'event')).catch((error: unknown) => {
-      this.listening = undefined;
-      throw error;
-    });
+    this.listening ??= this.notifications
+      .listen(EVENT_ARRIVALS_CHANNEL, (payload) => this.signal(payload, 'event'))
+      .catch((error: unknown) => {
+        this.listening = undefined;
+        throw error;
+      });
     return this.listening;
   }
 

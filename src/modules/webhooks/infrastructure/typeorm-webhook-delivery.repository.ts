@@ -45,8 +45,7 @@ interface AttemptRow {
 }
 
 /** The delivery is leased and its lease has not ended: its attempt is in flight. */
-const LEASE_IS_LIVE = (table: string) =>
-  `${table}.status = 'pending' AND ${table}.claim_token IS NOT NULL AND ${table}.next_attempt_at > now()`;
+const LEASE_IS_LIVE = (table: string) => `${table}.status = 'pending' AND ${table}.claim_token IS NOT NULL AND ${table}.next_attempt_at > now()`;
 
 /**
  * The fair claim ($1 deliveries at most, $2 live leases per tenant, leases of $3 ms).
@@ -169,10 +168,9 @@ export class TypeOrmWebhookDeliveryRepository extends WebhookDeliveryRepository 
 
   recordAttempt(claim: ClaimedDelivery, attempt: DeliveryAttempt, next: DeliveryState): Promise<void> {
     return this.unitOfWork.run(async () => {
-      const [current] = await this.db.query<{ claim_token: string | null }>(
-        `SELECT claim_token FROM webhook_deliveries WHERE id = $1 FOR UPDATE`,
-        [claim.deliveryId],
-      );
+      const [current] = await this.db.query<{ claim_token: string | null }>(`SELECT claim_token FROM webhook_deliveries WHERE id = $1 FOR UPDATE`, [
+        claim.deliveryId,
+      ]);
       if (!current) return; // the endpoint was deleted during the attempt
       const { failure, ...rest } = attempt;
       await this.db.manager.getRepository(WebhookDeliveryAttemptEntity).insert({ deliveryId: claim.deliveryId, ...rest, error: failure });
@@ -198,11 +196,7 @@ export class TypeOrmWebhookDeliveryRepository extends WebhookDeliveryRepository 
     return { pending: Number(row.pending), failed: Number(row.failed), oldestDueSeconds: Math.max(0, Number(row.lag ?? 0)) };
   }
 
-  async listForEndpoint(
-    tenant: Tenant,
-    endpointId: string,
-    filter: { status?: DeliveryStatus; limit: number },
-  ): Promise<DeliveryRecord[]> {
+  async listForEndpoint(tenant: Tenant, endpointId: string, filter: { status?: DeliveryStatus; limit: number }): Promise<DeliveryRecord[]> {
     const deliveries = await this.db.query<DeliveryRow>(
       `SELECT d.id, d.event_id, e.event_type, d.status, d.next_attempt_at, d.created_at
        FROM webhook_deliveries d JOIN webhook_events e ON e.event_id = d.event_id

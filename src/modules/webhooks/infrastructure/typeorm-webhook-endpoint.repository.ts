@@ -14,10 +14,10 @@ export class TypeOrmWebhookEndpointRepository extends WebhookEndpointRepository 
   async createWithin(limit: number, tenant: Tenant, endpoint: NewWebhookEndpoint): Promise<WebhookEndpoint | null> {
     // Held until commit: the count, taken after the lock, sees every endpoint created before.
     await this.db.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`webhook_endpoints:${tenant.partnerId}:${tenant.environment}`]);
-    const [{ n }] = await this.db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM webhook_endpoints WHERE partner_id = $1 AND environment = $2`,
-      [tenant.partnerId, tenant.environment],
-    );
+    const [{ n }] = await this.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_endpoints WHERE partner_id = $1 AND environment = $2`, [
+      tenant.partnerId,
+      tenant.environment,
+    ]);
     if (n >= limit) return null;
     const row = await this.endpoints().save({
       partnerId: tenant.partnerId,

@@ -34,7 +34,8 @@ const RULES: Record<string, (constraints: unknown[], schema: Schema) => void> = 
 export function documentRequestBodies(document: OpenAPIObject): void {
   const schemas = (document.components?.schemas ?? {}) as Record<string, Schema>;
   const rulesByDto = new Map<string, ValidationMetadata[]>();
-  for (const [target, metadatas] of (getMetadataStorage() as unknown as { validationMetadatas: Map<{ name: string }, ValidationMetadata[]> }).validationMetadatas) {
+  for (const [target, metadatas] of (getMetadataStorage() as unknown as { validationMetadatas: Map<{ name: string }, ValidationMetadata[]> })
+    .validationMetadatas) {
     rulesByDto.set(target.name, metadatas);
   }
   for (const name of requestBodySchemaNames(document)) {

@@ -10,7 +10,11 @@ const ERROR_BODY = { $ref: '#/components/schemas/ErrorBodyDto' };
  * checks every answer against this).
  */
 export const RESPONSE_HEADERS = {
-  'x-request-id': { required: true, description: "The request's id: the caller's own when it sent a safe one, else minted. Quote it to support.", schema: { type: 'string' } },
+  'x-request-id': {
+    required: true,
+    description: "The request's id: the caller's own when it sent a safe one, else minted. Quote it to support.",
+    schema: { type: 'string' },
+  },
   'Retry-After': { required: true, description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
   'WWW-Authenticate': {
     required: true,
@@ -30,8 +34,7 @@ export const RESPONSE_HEADERS = {
   Location: { required: true, description: 'Where the created resource is read or managed.', schema: { type: 'string' } },
 } as const;
 
-const headerRefs = (...names: (keyof typeof RESPONSE_HEADERS)[]) =>
-  Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+const headerRefs = (...names: (keyof typeof RESPONSE_HEADERS)[]) => Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 
 /** Headers an answer of a status carries besides x-request-id. */
 const EXTRA_HEADERS: Record<number, (keyof typeof RESPONSE_HEADERS)[]> = {
@@ -83,7 +86,13 @@ function exampleDescription(code: ErrorCode, description: string | undefined): s
 }
 
 /** The error codes each status can carry, from the one kind→status map. */
-const codesOf = (status: number): ErrorCode[] => [...new Set(Object.values(ERROR_KINDS).filter((kind) => kind.status === status).map((kind) => kind.error))];
+const codesOf = (status: number): ErrorCode[] => [
+  ...new Set(
+    Object.values(ERROR_KINDS)
+      .filter((kind) => kind.status === status)
+      .map((kind) => kind.error),
+  ),
+];
 
 /**
  * The example code of an error response: the first code its description names (the
