@@ -470,34 +470,16 @@ async function send(operation: Operation, request: FuzzRequest, purpose: string)
   let timer: NodeJS.Timeout | undefined;
   const response = await Promise.race([injected, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ANSWER_TIMEOUT_MS)))]);
   clearTimeout(timer);
+  const sent = { operation, purpose, method: operation.method, url, authLabel: request.authLabel, contentType, payload };
   if (!response) {
     // No answer in time (a long poll that ignored `wait`'s maximum, say): a failure of its own.
-    const exchange: Exchange = {
-      operation,
-      purpose,
-      method: operation.method,
-      url,
-      authLabel: request.authLabel,
-      contentType,
-      payload,
-      status: 0,
-      headers: {},
-      body: `(no answer within ${ANSWER_TIMEOUT_MS} ms)`,
-      bodyBytes: 0,
-      sentValues: [],
-    };
+    const exchange: Exchange = { ...sent, status: 0, headers: {}, body: `(no answer within ${ANSWER_TIMEOUT_MS} ms)`, bodyBytes: 0, sentValues: [] };
     log.fail('not_a_server_error', exchange, `no answer within ${ANSWER_TIMEOUT_MS} ms`);
     void injected.catch(() => undefined);
     return exchange;
   }
   const exchange: Exchange = {
-    operation,
-    purpose,
-    method: operation.method,
-    url,
-    authLabel: request.authLabel,
-    contentType,
-    payload,
+    ...sent,
     status: response.statusCode,
     headers: response.headers,
     body: response.body,
