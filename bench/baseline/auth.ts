@@ -128,7 +128,7 @@ export class Tokens {
       }),
     );
     const signature = sign('sha256', Buffer.from(`${header}.${payload}`), { key: key.privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url');
-    return { access_token: `${header}.${payload}.${signature}`, token_type: 'Bearer', expires_in: TOKEN_LIFETIME_SECONDS };
+    return { access_token: `${header}.${payload}.${signature}`, token_type: 'Bearer', expires_in: TOKEN_LIFETIME_SECONDS, scope: credential.scopes.join(' ') };
   }
 
   private verifySignature(token: string): Principal | null {
