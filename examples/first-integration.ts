@@ -4,15 +4,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { text } from 'node:stream/consumers';
 import { PartnerClient, fileCheckpoint, verifyWebhook, type PartnerEvent } from '../sdk/src/index.js'; // in your project: '@partner-reading/sdk'
-
-const sdk = new PartnerClient({
-  environment: 'sandbox',
-  baseUrl: process.env.BASE_URL!,
-  clientId: process.env.CLIENT_ID!,
-  clientSecret: process.env.CLIENT_SECRET!,
-});
+const { BASE_URL, CLIENT_ID, CLIENT_SECRET } = process.env;
+const sdk = new PartnerClient({ environment: 'sandbox', baseUrl: BASE_URL!, clientId: CLIENT_ID!, clientSecret: CLIENT_SECRET! });
 const reader = `reader-${Date.now()}`;
-
 // Webhooks: verify each delivery with the endpoint's secret, answer 400 to anything that does not verify.
 let secret = '';
 let received: (event: PartnerEvent) => void;
@@ -39,7 +33,6 @@ const { choices } = await sdk.getEndingsState({ path: { id: novel.id }, query: {
 await sdk.chooseEnding({ path: { id: novel.id }, body: { subscriber_id: reader, choice_id: choices[0].choice_id } });
 const event = await finished;
 if (event.event === 'novel.finished') console.log('webhook', event.event, event.data.novel_id, 'seq', event.seq);
-
 // The feed after the last seq processed (kept in feed.seq): each event once, across restarts.
 for await (const item of sdk.events({ checkpoint: fileCheckpoint('feed.seq'), follow: false })) console.log('feed', item.seq, item.event, item.event_id);
 await sdk.deleteWebhookEndpoint({ path: { id: endpoint.id } });
