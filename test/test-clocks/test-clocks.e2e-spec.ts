@@ -277,10 +277,28 @@ describe('clocks and their limits', () => {
       created_at: expect.any(String),
     });
     expect((await p.platform('GET', '/test-clocks')).json().data.map((c: { id: string }) => c.id)).toEqual([clockId]);
-    // Another partner's clock is not found.
+  });
+
+  it("are a partner's own: another neither sees nor changes one, and subscriber ids are per partner", async () => {
+    const p = await sandboxPartner();
+    const clockId = await createClock(p);
+    const reader = await clockReader(p, clockId);
+    const before = (await p.platform('GET', `/test-clocks/${clockId}`)).json();
     const other = await sandboxPartner();
-    expect((await other.platform('GET', `/test-clocks/${clockId}`)).statusCode).toBe(404);
-    expect((await other.platform('POST', `/test-clocks/${clockId}/advance`, { frozen_time: at(DAY) })).statusCode).toBe(404);
+    for (const [method, path, body] of [
+      ['GET', `/test-clocks/${clockId}`],
+      ['POST', `/test-clocks/${clockId}/advance`, { frozen_time: at(DAY) }],
+      ['PUT', `/test-clocks/${clockId}/subscribers/intruder`],
+      ['DELETE', `/test-clocks/${clockId}`],
+    ] as const) {
+      const refused = await other.platform(method, path, body);
+      expect([method, path, refused.statusCode, refused.json().error]).toEqual([method, path, 404, 'not_found']);
+    }
+    expect((await other.platform('GET', '/test-clocks')).json().data).toEqual([]);
+    expect((await p.platform('GET', `/test-clocks/${clockId}`)).json()).toEqual(before);
+    // The same subscriber id at another partner is another subscriber: it has no data there.
+    const otherClock = await createClock(other);
+    expect((await other.platform('PUT', `/test-clocks/${otherClock}/subscribers/${reader}`)).statusCode).toBe(200);
   });
 
   it('allows 10 clocks per partner and 100 subscribers per clock (409 limit_reached)', async () => {
