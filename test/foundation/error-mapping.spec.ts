@@ -35,3 +35,14 @@ describe('details a domain error carries', () => {
     });
   });
 });
+
+describe('database failures', () => {
+  it('answer a deadlock or serialisation failure with 503 and Retry-After: nothing was written, a retry succeeds', () => {
+    for (const code of ['40P01', '40001']) {
+      const answer = toApiError(Object.assign(new Error('deadlock detected'), { code }));
+      expect([answer.status, answer.body.error, answer.headers['Retry-After']]).toEqual([503, 'temporarily_unavailable', '1']);
+    }
+    // Any other database error is still a bug of ours.
+    expect(toApiError(Object.assign(new Error('syntax error'), { code: '42601' })).status).toBe(500);
+  });
+});

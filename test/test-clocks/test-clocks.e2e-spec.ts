@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { chapterReleaseAt } from '../../src/modules/drip/index.js';
 import { ChapterUnlockJob } from '../../src/modules/reading/index.js';
@@ -250,17 +251,96 @@ describe('advancing', () => {
   });
 });
 
+describe('writes racing an advance or the live job', () => {
+  /** A second connection that holds row locks in an open transaction, as another replica mid-work would. */
+  async function otherReplica() {
+    const connection = new pg.Client({ connectionString: first.databaseUrl });
+    await connection.connect();
+    await connection.query('BEGIN');
+    return {
+      query: (sql: string, params: unknown[] = []) => connection.query(sql, params),
+      /** Resolves once a statement of the service waits for a lock this connection holds. */
+      async blocking() {
+        for (;;) {
+          // Statistics views are read once per transaction unless the snapshot is dropped.
+          await connection.query('SELECT pg_stat_clear_snapshot()');
+          const { rows } = await connection.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          );
+          if (rows[0].n > 0) return;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      },
+      async commit() {
+        await connection.query('COMMIT');
+        await connection.end();
+      },
+    };
+  }
+
+  it('a novel opened while an advance is being written starts at the time the advance sets', async () => {
+    const p = await sandboxPartner();
+    const clockId = await createClock(p);
+    const reader = 'clock-reader-racing-advance';
+    expect((await p.platform('PUT', `/test-clocks/${clockId}/subscribers/${reader}`)).statusCode).toBe(200);
+    await p.client.entitle(reader, { product: 'textapp', plan: 'text_standard' });
+
+    const advancing = await otherReplica();
+    await advancing.query('SELECT id FROM test_clocks WHERE id = $1 FOR UPDATE', [clockId]);
+    await advancing.query('UPDATE test_clocks SET frozen_time = $2 WHERE id = $1', [clockId, at(DAY)]);
+    const opening = p.client.call('POST', `/subscribers/${reader}/novels`, { novel_id: NOVEL });
+    await advancing.blocking();
+    await advancing.commit();
+
+    expect((await opening).statusCode).toBe(201);
+    const progress = await p.client.call('GET', `/subscriber/${reader}/reading-progress`);
+    expect(progress.json().novels[0].started_at).toBe(at(DAY));
+  });
+
+  it('a plan change does not undo a chapter the job announced meanwhile', async () => {
+    const p = await sandboxPartner();
+    const clockId = await createClock(p);
+    const reader = await clockReader(p, clockId, 'text_early');
+    const release = (chapter: number, earlyAccess: boolean) => chapterReleaseAt({ startedAt: T0, earlyAccess }, chapter).toISOString();
+    const scheduleOf = async () => {
+      const [row] = await first.app
+        .get(DataSource)
+        .query(`SELECT next_chapter AS chapter, next_unlock_at AS at FROM chapter_unlock_schedule WHERE subscriber_id = $1`, [reader]);
+      return { chapter: row.chapter, at: row.at.toISOString() };
+    };
+    expect(await scheduleOf()).toEqual({ chapter: 3, at: release(3, true) });
+
+    // The job has announced chapter 3 and moved the row on to chapter 4, not yet committed.
+    const job = await otherReplica();
+    await job.query('SELECT 1 FROM chapter_unlock_schedule WHERE subscriber_id = $1 FOR UPDATE', [reader]);
+    await job.query('UPDATE chapter_unlock_schedule SET next_chapter = 4, next_unlock_at = $2 WHERE subscriber_id = $1', [reader, release(4, true)]);
+    const downgrading = p.platform('POST', '/entitlements', { subscriber_id: reader, product: 'textapp', status: 'active', plan: 'text_standard' });
+    await job.blocking();
+    await job.commit();
+
+    // Early access lost moves chapter 4 a day later; chapter 3 is not planned (and announced) again.
+    expect((await downgrading).statusCode).toBe(200);
+    expect(await scheduleOf()).toEqual({ chapter: 4, at: release(4, false) });
+  });
+});
+
 describe('clocks and their limits', () => {
-  it('exist in the sandbox only: a live token is refused with 403 sandbox_only', async () => {
-    const live = await partnerClient(first, { environment: 'live' });
-    for (const [method, url] of [
-      ['POST', '/platform/v1/test-clocks'],
-      ['GET', '/platform/v1/test-clocks'],
+  it('exist in the sandbox only: a live token is refused with 403 sandbox_only on every call', async () => {
+    const p = await sandboxPartner();
+    const clockId = await createClock(p);
+    const live = await partnerClient(first, { environment: 'live', partnerId: p.client.partnerId });
+    for (const [method, path, payload] of [
+      ['POST', '/test-clocks', { frozen_time: at(0) }],
+      ['GET', '/test-clocks'],
+      ['GET', `/test-clocks/${clockId}`],
+      ['PUT', `/test-clocks/${clockId}/subscribers/live-reader`],
+      ['POST', `/test-clocks/${clockId}/advance`, { frozen_time: at(DAY) }],
+      ['DELETE', `/test-clocks/${clockId}`],
     ] as const) {
-      const refused = await first.inject({ method, url, headers: bearer(live.token), ...(method === 'POST' && { payload: { frozen_time: at(0) } }) });
-      expect(refused.statusCode).toBe(403);
-      expect(refused.json().error).toBe('sandbox_only');
+      const refused = await first.inject({ method, url: `/platform/v1${path}`, headers: bearer(live.token), ...(payload && { payload }) });
+      expect([method, path, refused.statusCode, refused.json().error]).toEqual([method, path, 403, 'sandbox_only']);
     }
+    expect((await p.platform('GET', `/test-clocks/${clockId}`)).json()).toMatchObject({ frozen_time: at(0), subscribers: [] });
   });
 
   it('refuses a frozen_time more than a year away, and answers the clock and the list', async () => {
@@ -341,11 +421,22 @@ describe('clocks and their limits', () => {
       expect((await p.client.call('PUT', `/subscribers/${subscriberId}/playback-position`, position)).statusCode).toBe(200);
     }
     const rowsOf = (subscriberId: string) => subscriberRows(p.client.partnerId, subscriberId);
-    expect(Object.values(await rowsOf(reader)).every((n) => n > 0)).toBe(true);
+    const written = await rowsOf(reader);
+    for (const table of [
+      'entitlements',
+      'entitlement_history',
+      'novel_progress',
+      'chapter_unlock_schedule',
+      'playback_positions',
+      'reading_activity',
+      'stream_url_issues',
+    ]) {
+      expect([table, written[table] > 0]).toEqual([table, true]);
+    }
     const bystanderRows = await rowsOf(bystander);
 
     expect((await p.platform('DELETE', `/test-clocks/${clockId}`)).statusCode).toBe(204);
-    expect(Object.values(await rowsOf(reader)).every((n) => n === 0)).toBe(true);
+    expect(Object.entries(await rowsOf(reader)).filter(([, n]) => n > 0)).toEqual([]);
     expect(await rowsOf(bystander)).toEqual(bystanderRows);
     expect((await p.platform('GET', `/test-clocks/${clockId}`)).statusCode).toBe(404);
     expect((await p.platform('DELETE', `/test-clocks/${clockId}`)).statusCode).toBe(404);
@@ -355,27 +446,20 @@ describe('clocks and their limits', () => {
   });
 });
 
-/** How many rows each subscriber-keyed table holds for the subscriber (sandbox). */
+/** How many rows each sandbox subscriber-keyed table (any table with the three key columns, added later or not) holds for the subscriber. */
 async function subscriberRows(partnerId: string, subscriberId: string): Promise<Record<string, number>> {
-  const tables = [
-    'entitlements',
-    'entitlement_history',
-    'novel_progress',
-    'chapter_unlock_schedule',
-    'playback_positions',
-    'reading_activity',
-    'reading_reader_days',
-    'reading_chapter_days',
-    'stream_url_issues',
-  ];
   const db = first.app.get(DataSource);
+  const tables: { table_name: string }[] = await db.query(
+    `SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name IN ('partner_id', 'environment', 'subscriber_id')
+      GROUP BY table_name HAVING count(*) = 3 ORDER BY table_name`,
+  );
   const counts: Record<string, number> = {};
-  for (const table of tables) {
-    const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM ${table} WHERE partner_id = $1 AND environment = 'sandbox' AND subscriber_id = $2`, [
-      partnerId,
-      subscriberId,
-    ]);
-    counts[table] = n;
+  for (const { table_name } of tables) {
+    const [{ n }] = await db.query(
+      `SELECT count(*)::int AS n FROM ${pg.escapeIdentifier(table_name)} WHERE partner_id = $1 AND environment = 'sandbox' AND subscriber_id = $2`,
+      [partnerId, subscriberId],
+    );
+    counts[table_name] = n;
   }
   return counts;
 }

@@ -28,7 +28,7 @@ export class TestClocks1764100200000 implements MigrationInterface {
       );
       CREATE INDEX test_clock_subscribers_clock ON test_clock_subscribers (clock_id, attached_at);
 
-      ALTER TABLE chapter_unlock_schedule ADD COLUMN test_clock_id uuid;
+      ALTER TABLE chapter_unlock_schedule ADD COLUMN test_clock_id uuid REFERENCES test_clocks (id) ON DELETE CASCADE;
       DROP INDEX chapter_unlock_schedule_due;
       CREATE INDEX chapter_unlock_schedule_due ON chapter_unlock_schedule (next_unlock_at) WHERE test_clock_id IS NULL;
       CREATE INDEX chapter_unlock_schedule_clock_due ON chapter_unlock_schedule (test_clock_id, next_unlock_at) WHERE test_clock_id IS NOT NULL;

@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable } from '../persistence/database-errors.js';
+import { isDatabaseUnavailable, isTransientConflict } from '../persistence/database-errors.js';
 import { ApiError } from './api-error.js';
 import { DomainError } from './domain-error.js';
 
@@ -38,6 +38,11 @@ export function toApiError(exception: unknown, request?: FastifyRequest): ApiErr
   if (exception instanceof HttpException) return fromHttpException(exception, request);
   if (isDatabaseUnavailable(exception)) {
     return new ApiError('temporarily_unavailable', 'The service cannot reach its database. Retry shortly.', { 'Retry-After': '5' });
+  }
+  if (isTransientConflict(exception)) {
+    return new ApiError('temporarily_unavailable', 'A concurrent change of the same data interrupted this request; nothing was written. Retry it.', {
+      'Retry-After': '1',
+    });
   }
   const framework = exception as FrameworkError;
   if (typeof framework?.statusCode === 'number' && framework.statusCode < 500) {

@@ -1,4 +1,14 @@
 /**
+ * True when PostgreSQL aborted the transaction to break a deadlock (40P01) or a
+ * serialisation conflict (40001): nothing was written, and the same request again succeeds.
+ */
+export function isTransientConflict(error: unknown): boolean {
+  const e = error as { code?: string; driverError?: { code?: string } } | undefined;
+  const code = e?.code ?? e?.driverError?.code;
+  return code === '40P01' || code === '40001';
+}
+
+/**
  * True for failures that mean "the database cannot be reached right now" rather than a
  * bug: refused or dropped connections, a server shutting down or starting up, a pool
  * that cannot hand out a connection in time.

@@ -18,6 +18,14 @@ export interface SubscriberTime {
 export abstract class SubscriberClock {
   abstract timeOf(tenant: Tenant, subscriberId: string): Promise<SubscriberTime>;
 
+  /**
+   * As `timeOf`, for a write: call it inside the write's unit of work, before its other
+   * locks. The subscriber's clock is then held (shared) until the write commits, so an
+   * advance or a deletion of the clock waits for the write, and the write never stamps a
+   * time the clock has already left or commits data for a clock already deleted.
+   */
+  abstract timeForWrite(tenant: Tenant, subscriberId: string): Promise<SubscriberTime>;
+
   async now(tenant: Tenant, subscriberId: string): Promise<Date> {
     return (await this.timeOf(tenant, subscriberId)).now;
   }

@@ -31,6 +31,11 @@ export class SubscriberDataRegistry {
     return held;
   }
 
+  /**
+   * Requests that write the subscriber's rows without holding its test clock (a playback
+   * save, a chapter read) may lock them in another order: a deadlock then fails one side
+   * with PostgreSQL's 40P01, which answers 503 with Retry-After (the contract's retry).
+   */
   async erase(tenant: Tenant, subscriberId: string): Promise<void> {
     for (const holder of this.holders) await holder.erase(tenant, subscriberId);
   }

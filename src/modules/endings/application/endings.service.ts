@@ -51,13 +51,14 @@ export class EndingsService {
    */
   async choose(tenant: Tenant, novelId: string, subscriberId: string, choiceId: string): Promise<EndingsState> {
     const novel = await this.catalog.publishedNovel(tenant.environment, novelId);
-    const [endings, { reading, earlyAccess }, now] = await Promise.all([
+    const [endings, { reading, earlyAccess }] = await Promise.all([
       this.catalog.endings(tenant.environment, novel),
       this.entitlements.features(tenant, subscriberId),
-      this.clock.now(tenant, subscriberId),
     ]);
     if (!reading) throw notEntitled(subscriberId);
     await this.unitOfWork.run(async () => {
+      // The subscriber's time first (its test clock held until commit), then its lock.
+      const { now } = await this.clock.timeForWrite(tenant, subscriberId);
       const progress = await this.reading.lockedProgress(tenant, subscriberId, novelId);
       if (!progress) throw novelNotStarted(subscriberId, novelId);
       const decision = decideChoice(

@@ -56,15 +56,16 @@ export class EntitlementsService {
    * exactly one history row.
    */
   async upsert(tenant: Tenant, changedBy: string, write: EntitlementWrite): Promise<EntitlementWriteResult> {
-    const time = await this.clock.timeOf(tenant, write.subscriberId);
-    const refusal = write.effectiveAt && effectiveAtRefusal(write.effectiveAt, time.now, tenant.environment);
-    if (refusal) throw invalidRequest(refusal);
-    // On a test clock a write without effective_at happens at the clock's time (DECISIONS 28);
-    // otherwise at the database's, when the record is locked.
-    const stamped = write.effectiveAt ?? (time.testClockId === null ? undefined : time.now);
     const key: EntitlementKey = { tenant, subscriberId: write.subscriberId, product: write.product };
     const mapped = write.plan ? await this.entitlements.mappedPlan(tenant.partnerId, write.plan) : null;
     return this.unitOfWork.run(async () => {
+      // The subscriber's time first (its test clock held until commit), then the record's lock.
+      const time = await this.clock.timeForWrite(tenant, write.subscriberId);
+      const refusal = write.effectiveAt && effectiveAtRefusal(write.effectiveAt, time.now, tenant.environment);
+      if (refusal) throw invalidRequest(refusal);
+      // On a test clock a write without effective_at happens at the clock's time (DECISIONS 28);
+      // otherwise at the database's, when the record is locked.
+      const stamped = write.effectiveAt ?? (time.testClockId === null ? undefined : time.now);
       const requested: EntitlementState = {
         status: write.status,
         partnerPlan: write.plan ?? null,

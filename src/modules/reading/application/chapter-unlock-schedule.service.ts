@@ -1,8 +1,10 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { SubscriberClock } from '../../../shared/tenancy/subscriber-clock.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { chapterReleaseAt } from '../../drip/index.js';
 import { EntitlementsService } from '../../entitlements/index.js';
 import { firstUnlockAfter, UnlockScheduleRepository } from '../domain/unlock-schedule.js';
+import { ChapterUnlockJob } from './chapter-unlock.job.js';
 
 export interface OpenedReading {
   subscriberId: string;
@@ -26,6 +28,8 @@ export class ChapterUnlockScheduleService implements OnModuleInit {
   constructor(
     private readonly schedule: UnlockScheduleRepository,
     private readonly entitlements: EntitlementsService,
+    private readonly unlocks: ChapterUnlockJob,
+    private readonly clock: SubscriberClock,
   ) {}
 
   onModuleInit(): void {
@@ -48,7 +52,11 @@ export class ChapterUnlockScheduleService implements OnModuleInit {
     );
   }
 
-  /** Early access gained or lost moves every pending instant of the subscriber by a day. */
+  /**
+   * Early access gained or lost moves every pending instant of the subscriber by a day. On a
+   * test clock, an instant moved into the clock's past is announced at once, as the live job
+   * would at its next run: the clock's time does not pass by itself.
+   */
   private async replan(tenant: Tenant, subscriberId: string): Promise<void> {
     const rows = await this.schedule.listForSubscriber(tenant, subscriberId);
     if (rows.length === 0) return;
@@ -57,5 +65,7 @@ export class ChapterUnlockScheduleService implements OnModuleInit {
       const nextUnlockAt = chapterReleaseAt({ startedAt: row.startedAt, earlyAccess }, row.nextChapter);
       if (nextUnlockAt.getTime() !== row.nextUnlockAt.getTime()) await this.schedule.moveTo(row, { nextChapter: row.nextChapter, nextUnlockAt });
     }
+    const testClockId = rows.find((row) => row.testClockId !== null)?.testClockId;
+    if (testClockId) await this.unlocks.runOnClock(testClockId, await this.clock.now(tenant, subscriberId));
   }
 }

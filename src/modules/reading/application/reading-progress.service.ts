@@ -57,16 +57,14 @@ export class ReadingProgressService {
    * so no burst of parallel opens can exceed it.
    */
   async open(tenant: Tenant, subscriberId: string, novelId: string, requestedStart?: Date): Promise<OpenedNovel> {
-    const [novel, features, time] = await Promise.all([
-      this.catalog.publishedNovel(tenant.environment, novelId),
-      this.entitlements.features(tenant, subscriberId),
-      this.clock.timeOf(tenant, subscriberId),
-    ]);
-    const openedAt = time.now;
-    const startedAt = startInstant(tenant.environment, requestedStart, openedAt);
+    const [novel, features] = await Promise.all([this.catalog.publishedNovel(tenant.environment, novelId), this.entitlements.features(tenant, subscriberId)]);
     if (!features.reading) throw notEntitled(subscriberId);
-    const entryOf = (progress: NovelProgress) => entry(novel, progress, features.earlyAccess, openedAt);
     return this.unitOfWork.run(async () => {
+      // The subscriber's time first (its test clock held until commit), then its lock.
+      const time = await this.clock.timeForWrite(tenant, subscriberId);
+      const openedAt = time.now;
+      const startedAt = startInstant(tenant.environment, requestedStart, openedAt);
+      const entryOf = (progress: NovelProgress) => entry(novel, progress, features.earlyAccess, openedAt);
       await this.progress.lockSubscriber(tenant, subscriberId);
       const existing = await this.progress.find(tenant, subscriberId, novelId);
       if (existing?.finishedAt) throw alreadyFinished(novelId);

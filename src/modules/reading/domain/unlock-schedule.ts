@@ -81,6 +81,9 @@ export abstract class UnlockScheduleRepository {
   /** The reader state of each claimed row, in the same order, read in one statement. */
   abstract readerStates(rows: ScheduledUnlock[]): Promise<ReaderRows[]>;
   abstract moveTo(row: ScheduledUnlock, cursor: UnlockCursor | null): Promise<void>;
-  /** The subscriber's rows, to move after a plan change. */
+  /**
+   * The subscriber's rows, to move after a plan change: locked until the caller's
+   * transaction ends, so that a job run holding one finishes moving it first.
+   */
   abstract listForSubscriber(tenant: Tenant, subscriberId: string): Promise<ScheduledUnlock[]>;
 }

@@ -120,7 +120,7 @@ export class PgUnlockScheduleRepository extends UnlockScheduleRepository {
 
   async listForSubscriber(tenant: Tenant, subscriberId: string): Promise<ScheduledUnlock[]> {
     const rows = await this.db.query<ScheduleRow>(
-      `SELECT ${SELECT_ROW} FROM chapter_unlock_schedule WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3`,
+      `SELECT ${SELECT_ROW} FROM chapter_unlock_schedule WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3 FOR UPDATE`,
       [tenant.partnerId, tenant.environment, subscriberId],
     );
     return rows.map(toScheduled);

@@ -1,4 +1,4 @@
-import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
 import { subscriberRows } from '../../../shared/persistence/subscriber-rows.js';
 
 // The schema is made by the migrations; this mapping mirrors it exactly (names included)
@@ -32,7 +32,9 @@ export class ChapterUnlockScheduleEntity {
   @Column('integer', { name: 'next_chapter' }) nextChapter: number;
   @Column('timestamptz', { name: 'next_unlock_at' }) nextUnlockAt: Date;
   /** The sandbox test clock whose advances announce this row; null: the live job's. */
-  @Column('uuid', { name: 'test_clock_id', nullable: true }) testClockId: string | null;
+  @Column('uuid', { name: 'test_clock_id', nullable: true })
+  @ForeignKey('TestClockEntity', 'id', { name: 'chapter_unlock_schedule_test_clock_id_fkey', onDelete: 'CASCADE' })
+  testClockId: string | null;
 }
 
 export const READING_ENTITIES = [NovelProgressEntity, ChapterUnlockScheduleEntity];

@@ -15,7 +15,14 @@ export class TestClockTime extends SubscriberClock {
   }
 
   async timeOf(tenant: Tenant, subscriberId: string): Promise<SubscriberTime> {
-    const clock = tenant.environment === 'sandbox' ? await this.clocks.clockOf(tenant.partnerId, subscriberId) : null;
-    return clock ? { now: clock.frozenTime, testClockId: clock.id } : { now: new Date(), testClockId: null };
+    return timeOn(tenant.environment === 'sandbox' ? await this.clocks.clockOf(tenant.partnerId, subscriberId) : null);
   }
+
+  async timeForWrite(tenant: Tenant, subscriberId: string): Promise<SubscriberTime> {
+    return timeOn(tenant.environment === 'sandbox' ? await this.clocks.clockOf(tenant.partnerId, subscriberId, { holdUntilCommit: true }) : null);
+  }
+}
+
+function timeOn(clock: { id: string; frozenTime: Date } | null): SubscriberTime {
+  return clock ? { now: clock.frozenTime, testClockId: clock.id } : { now: new Date(), testClockId: null };
 }

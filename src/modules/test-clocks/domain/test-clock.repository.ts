@@ -9,8 +9,11 @@ export abstract class TestClockRepository {
   /** The clock, locked until the transaction ends: attaching, advancing and deleting one clock take turns. */
   abstract lock(partnerId: string, id: string): Promise<TestClock | null>;
   abstract find(partnerId: string, id: string): Promise<TestClock | null>;
-  /** The clock the subscriber is attached to, if any. */
-  abstract clockOf(partnerId: string, subscriberId: string): Promise<{ id: string; frozenTime: Date } | null>;
+  /**
+   * The clock the subscriber is attached to, if any. `holdUntilCommit`: its row is locked in
+   * share mode until the caller's transaction ends (a write of the subscriber's data).
+   */
+  abstract clockOf(partnerId: string, subscriberId: string, options?: { holdUntilCommit: boolean }): Promise<{ id: string; frozenTime: Date } | null>;
   /** false when the subscriber was attached to a clock meanwhile. */
   abstract attach(partnerId: string, clockId: string, subscriberId: string): Promise<boolean>;
   abstract setFrozenTime(id: string, frozenTime: Date): Promise<void>;

@@ -20,6 +20,9 @@ const CLOCKS = (where: string) => `
    GROUP BY c.id
    ORDER BY c.created_at, c.id`;
 
+const CLOCK_OF_SUBSCRIBER = `SELECT c.id, c.frozen_time AS "frozenTime" FROM test_clock_subscribers s JOIN test_clocks c ON c.id = s.clock_id
+  WHERE s.partner_id = $1 AND s.subscriber_id = $2`;
+
 @Injectable()
 export class PgTestClockRepository extends TestClockRepository {
   constructor(private readonly db: Db) {
@@ -53,13 +56,13 @@ export class PgTestClockRepository extends TestClockRepository {
     return locked.length === 0 ? null : this.find(partnerId, id);
   }
 
-  async clockOf(partnerId: string, subscriberId: string): Promise<{ id: string; frozenTime: Date } | null> {
-    const [row] = await this.db.prepared<{ id: string; frozenTime: Date }>(
-      'test-clocks.clock-of-subscriber',
-      `SELECT c.id, c.frozen_time AS "frozenTime" FROM test_clock_subscribers s JOIN test_clocks c ON c.id = s.clock_id
-        WHERE s.partner_id = $1 AND s.subscriber_id = $2`,
-      [partnerId, subscriberId],
-    );
+  async clockOf(partnerId: string, subscriberId: string, { holdUntilCommit = false } = {}): Promise<{ id: string; frozenTime: Date } | null> {
+    const [row] = holdUntilCommit
+      ? await this.db.prepared<{ id: string; frozenTime: Date }>('test-clocks.clock-of-subscriber-held', `${CLOCK_OF_SUBSCRIBER} FOR SHARE`, [
+          partnerId,
+          subscriberId,
+        ])
+      : await this.db.prepared<{ id: string; frozenTime: Date }>('test-clocks.clock-of-subscriber', CLOCK_OF_SUBSCRIBER, [partnerId, subscriberId]);
     return row ?? null;
   }
 
