@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { engagementWindow } from '../../src/modules/analytics/domain/engagement-report.js';
 import { isoDate, MAX_WINDOW_DAYS, reportingWindow } from '../../src/modules/analytics/domain/reporting-window.js';
+import { WINDOW_CLAMP_DAYS } from '../../src/database/migrations/1764100300000-engagement-day-counts.js';
 import { DomainError } from '../../src/shared/errors/domain-error.js';
 
 const DAY_MS = 86_400_000;
@@ -79,4 +80,10 @@ describe('engagement report window defaults', () => {
     expect(refusal(() => engagementWindow('2026-12-01', undefined, now)).kind).toBe('invalid_request');
     expect(refusal(() => engagementWindow('2025-11-01', undefined, now)).description).toMatch(/at most 366/);
   });
+});
+
+test('the day counts clamp previous days to the longest period: a longer period would need new counts', () => {
+  // The counts fold every previous day older than WINDOW_CLAMP_DAYS into one; a period
+  // longer than that would count a reader whose previous day lies inside it.
+  expect(MAX_WINDOW_DAYS).toBeLessThanOrEqual(WINDOW_CLAMP_DAYS);
 });

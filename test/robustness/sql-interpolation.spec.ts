@@ -57,6 +57,29 @@ const REVIEWED: Record<string, string[]> = {
     "sameKey('target', 'chain')",
   ],
   'src/database/migrations/1763900800000-monthly-partitions.ts': ['PARTITIONS_LOCK_CLASS', 'PARTITIONS_LOCK_CLASS', 'MONTHS_AHEAD', 'MONTHS_AHEAD'],
+  // Trigger bodies and triggers from constant column lists, measures and conditions.
+  'src/database/migrations/1764100300000-engagement-day-counts.ts': [
+    "activityDayDeltas('inserted')",
+    "activityDayDeltas('deleted')",
+    "activityDayDeltas('updated')",
+    "progressDeltas('inserted')",
+    "progressDeltas('deleted')",
+    "progressDeltas('updated')",
+    "countTriggers('reading_reader_days', 'engagement_count_activity_days', 'readers', ACTIVITY_DAY_CHANGED)",
+    "countTriggers('reading_chapter_days', 'engagement_count_activity_days', 'chapters', ACTIVITY_DAY_CHANGED)",
+    "countTriggers('novel_progress', 'engagement_count_progress', null, PROGRESS_CHANGED)",
+    'WINDOW_CLAMP_DAYS',
+    'WINDOW_CLAMP_DAYS',
+    'PROGRESS_MEASURES',
+    "list('')",
+    "list('')",
+    "list('OLD.')",
+    "list('NEW.')",
+    'WINDOW_CLAMP_DAYS',
+    "signedRows(['partner_id', 'environment', 'day', 'previous_day'], change)",
+    'signedRows(columns, change)',
+    'PROGRESS_MEASURES',
+  ],
   // A constant column list.
   'src/modules/reading/infrastructure/pg-unlock-schedule.repository.ts': ['SELECT_ROW', 'SELECT_ROW', 'SELECT_ROW'],
   // A constant filter of the clocks' query.
@@ -71,6 +94,15 @@ const REVIEWED: Record<string, string[]> = {
   'src/modules/rate-limiting/infrastructure/postgres-rate-limit.store.ts': ['refill', 'refill', 'refill'],
   // Database names, quoted as identifiers (CREATE DATABASE takes no bind parameters).
   'src/database/database-location.ts': ['pg.escapeIdentifier(template)', 'pg.escapeIdentifier(name)', 'from'],
+  // The key columns of the day counts, a constant list.
+  'src/modules/analytics/infrastructure/pg-engagement-counts.repository.ts': [
+    "KEY.map((column) => `c.${column}`).join(', ')",
+    "KEY.map((column) => `c.${column} = k.${column}`).join(' AND ')",
+    "KEY.map((column) => `c.${column}`).join(', ')",
+    'COLUMNS',
+    'COLUMNS',
+    'COLUMNS',
+  ],
 };
 
 const SQL = /\b(SELECT\s|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(TABLE|DATABASE|INDEX)|WHERE\s|TEMPLATE\s)/i;

@@ -14,6 +14,7 @@ import { ActivityWriteCost1763900900000 } from './1763900900000-activity-write-c
 import { WebhookBacklogCost1764100000000 } from './1764100000000-webhook-backlog-cost.js';
 import { ServerSecretFingerprint1764100100000 } from './1764100100000-server-secret-fingerprint.js';
 import { TestClocks1764100200000 } from './1764100200000-test-clocks.js';
+import { EngagementDayCounts1764100300000 } from './1764100300000-engagement-day-counts.js';
 
 /** Every migration, in order of its timestamp. `npm run migration:generate` writes this file. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   WebhookBacklogCost1764100000000,
   ServerSecretFingerprint1764100100000,
   TestClocks1764100200000,
+  EngagementDayCounts1764100300000,
 ];

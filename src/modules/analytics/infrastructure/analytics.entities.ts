@@ -1,4 +1,4 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 import { subscriberRows } from '../../../shared/persistence/subscriber-rows.js';
 
 // The schema is made by the migrations; these mappings mirror them exactly (names included)
@@ -46,7 +46,28 @@ export class ReadingChapterDayEntity {
   @Column('date', { name: 'previous_day' }) previousDay: string;
 }
 
-export const ANALYTICS_ENTITIES = [ReadingActivityEntity, ReadingReaderDayEntity, ReadingChapterDayEntity];
+/**
+ * Signed counts per UTC day behind the engagement report, kept by triggers and folded by
+ * the compaction job (migration 1764100300000): a key's figure is the sum of its rows.
+ */
+@Entity('engagement_day_counts')
+@Check('engagement_day_counts_measure_check', `measure IN ('readers', 'chapters', 'started', 'finished', 'endings')`)
+@Index('engagement_day_counts_period', { synchronize: false })
+@Index('engagement_day_counts_unsettled', { synchronize: false })
+export class EngagementDayCountEntity {
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: string;
+  @Column('uuid', { name: 'partner_id' }) partnerId: string;
+  @Column('text') environment: string;
+  @Column('text') measure: string;
+  @Column('date') day: string;
+  @Column('date', { name: 'since_day', default: () => "'-infinity'" }) sinceDay: string;
+  @Column('text', { name: 'novel_id', default: '' }) novelId: string;
+  @Column('text', { name: 'choice_id', default: '' }) choiceId: string;
+  @Column('bigint') count: string;
+  @Column('boolean', { default: false }) settled: boolean;
+}
+
+export const ANALYTICS_ENTITIES = [ReadingActivityEntity, ReadingReaderDayEntity, ReadingChapterDayEntity, EngagementDayCountEntity];
 
 /** The subscriber's rows in these tables, for a clean slate (a test clock deleted). */
 export const ANALYTICS_SUBSCRIBER_ROWS = subscriberRows('reading activity', ['reading_activity', 'reading_reader_days', 'reading_chapter_days']);
