@@ -1,6 +1,6 @@
 /**
  * What one bench run does: `npm run bench [-- --quick] [-- --profile] [-- --only=a,b]
- * [-- --duration=S] [-- --connections=N] [-- --rounds=N] [-- --keep]`.
+ * [-- --duration=S] [-- --connections=N] [-- --rounds=N] [-- --keep] [-- --scale=N]`.
  */
 export interface DataSize {
   novels: number;
@@ -29,6 +29,11 @@ export interface BenchOptions {
   /** Measured rounds per endpoint; the order alternates (service first, then baseline first) to cancel drift. */
   rounds: number;
   connections: number;
+  /**
+   * 1: one run. N > 1: a run at the size above, then one with N times its subscribers and
+   * their history, in one sitting, and a table of each figure at ×N over ×1.
+   */
+  scale: number;
 }
 
 const FULL: DataSize = {
@@ -60,7 +65,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     if (!match) throw new Error(`bench: unknown argument "${arg}"`);
     flags.set(match[1], match[2] ?? 'true');
   }
-  const known = ['quick', 'profile', 'keep', 'only', 'duration', 'warmup', 'rounds', 'connections'];
+  const known = ['quick', 'profile', 'keep', 'only', 'duration', 'warmup', 'rounds', 'connections', 'scale'];
   const unknown = [...flags.keys()].filter((flag) => !known.includes(flag));
   if (unknown.length > 0) throw new Error(`bench: unknown option --${unknown[0]} (known: ${known.map((k) => `--${k}`).join(' ')})`);
   const quick = flags.get('quick') === 'true';
@@ -88,5 +93,20 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     warmupSeconds: number('warmup', quick ? 1 : 3),
     rounds: Math.round(number('rounds', quick ? 1 : 2)),
     connections: Math.round(number('connections', 32)),
+    scale: Math.round(number('scale', 1)),
+  };
+}
+
+/**
+ * The data `factor` times bigger where it grows with a partner's audience: subscribers and
+ * everything they write (progress, positions, activity, entitlements and their history).
+ * The catalog and the credentials stay: a partner's readers grow, not its novels.
+ */
+export function scaledSize(size: DataSize, factor: number): DataSize {
+  return {
+    ...size,
+    subscribers: size.subscribers * factor,
+    playbackPositions: size.playbackPositions * factor,
+    activityRows: size.activityRows * factor,
   };
 }

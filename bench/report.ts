@@ -54,7 +54,7 @@ export function writeReport(input: ReportInput): { json: string; svg: string } {
   const stamp = input.startedAt.toISOString().replace(/[:.]/g, '-').replace('Z', 'Z');
   const dir = join(input.root, 'bench/results');
   mkdirSync(dir, { recursive: true });
-  const json = join(dir, `${stamp}${input.options.quick ? '-quick' : ''}.json`);
+  const json = join(dir, `${stamp}${input.options.quick ? '-quick' : ''}${input.options.scale > 1 ? `-x${input.options.scale}` : ''}.json`);
   const svg = json.replace(/\.json$/, '.svg');
   const targets = checkTargets(input.results, input.probes, input.tokenCache);
   const document = {
@@ -118,7 +118,12 @@ function backgroundWorkLines(backlog: WebhookBacklogCheck, polls: LongPollCheck)
 }
 
 export function commandOf(options: BenchOptions): string {
-  const flags = [options.quick && '--quick', options.profile && '--profile', options.only && `--only=${[...options.only].join(',')}`].filter(Boolean);
+  const flags = [
+    options.quick && '--quick',
+    options.profile && '--profile',
+    options.only && `--only=${[...options.only].join(',')}`,
+    options.scale > 1 && `--scale=${options.scale}`,
+  ].filter(Boolean);
   return `npm run bench${flags.length ? ` -- ${flags.join(' ')}` : ''}`;
 }
 

@@ -11,9 +11,10 @@ import { DatabaseMeter } from './database-meter.js';
 import { explainHotStatements } from './explain.js';
 import { attachLimits, LimitProbes } from './limits.js';
 import { loadEndpoint, type EndpointResult } from './load.js';
-import { parseOptions } from './options.js';
+import { parseOptions, scaledSize, type BenchOptions } from './options.js';
 import { summariseProfiles } from './profile.js';
 import { writeReport } from './report.js';
+import { writeScaleReport } from './scale-report.js';
 import { SCENARIOS, type Rotation } from './scenarios.js';
 import { seed } from './seed.js';
 import { startServer, type RunningServer } from './servers.js';
@@ -31,6 +32,20 @@ const IDLE_CALIBRATION_SECONDS = 10;
 
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
+  if (options.scale === 1) return (await benchOnce(options)).exitCode;
+  // One sitting: the same machine, build and settings for both sizes, the smaller first.
+  const base = await benchOnce({ ...options, scale: 1 });
+  const scaled = await benchOnce({ ...options, size: scaledSize(options.size, options.scale) });
+  const written = writeScaleReport(ROOT, base.json, scaled.json);
+  log(`bench: ×${options.scale} over ×1 written to ${written.markdown}`);
+  return Math.max(base.exitCode, scaled.exitCode);
+}
+
+/**
+ * One run on its own database at `options.size` (`options.scale` times the base size): the
+ * exit code and the result file.
+ */
+async function benchOnce(options: BenchOptions): Promise<{ exitCode: number; json: string }> {
   const startedAt = new Date();
   const dataDir = mkdtempSync(join(tmpdir(), 'prl-bench-data-'));
   const database = await createBenchDatabase();
@@ -42,7 +57,8 @@ async function main(): Promise<number> {
     await database.dispose().catch((error) => log(`bench: could not remove the database: ${error}`));
     rmSync(dataDir, { recursive: true, force: true });
   };
-  process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
+  const interrupted = () => void cleanup().then(() => process.exit(130));
+  process.once('SIGINT', interrupted);
   try {
     const servicePort = await freePort();
     // https: production requires it (DECISIONS 21); it only names the token issuer and stream URLs here.
@@ -130,10 +146,10 @@ async function main(): Promise<number> {
     await baseline.stop();
     await probes.stop();
     servers.length = 0;
-    const [readers, due] = options.quick ? [100_000, 100] : [1_000_000, 1_000];
+    const [readers, due] = (options.quick ? [100_000, 100] : [1_000_000, 1_000]).map((n) => n * options.scale);
     const unlockJob = await measureUnlockJob(database.url, serviceEnv, data.novelIds[0], readers, due);
     log(`bench: chapter.unlocked job over ${unlockJob.readers} readers with ${unlockJob.due} due: ${unlockJob.runMs} ms, ${unlockJob.announced} announced`);
-    const webhookBacklog = await measureWebhookBacklog(database.url, serviceEnv, options.quick ? 50_000 : 500_000);
+    const webhookBacklog = await measureWebhookBacklog(database.url, serviceEnv, (options.quick ? 50_000 : 500_000) * options.scale);
     log(
       `bench: webhook claim behind ${webhookBacklog.backlog} due deliveries of one partner: ${webhookBacklog.claimMs.median} ms median, ${webhookBacklog.claimMs.p99} ms p99; ` +
         `another partner's event delivered in ${webhookBacklog.otherPartnerDeliveryMs.median} ms median, ${webhookBacklog.otherPartnerDeliveryMs.max} ms at most`,
@@ -174,12 +190,13 @@ async function main(): Promise<number> {
     const measured = results.filter((r) => r.status === 'measured' && r.ratio !== undefined);
     if (measured.length === 0) {
       console.log('bench: lowest ratio n/a (no endpoint measured)');
-      return 1;
+      return { exitCode: 1, json: written.json };
     }
     const lowest = measured.reduce((a, b) => (b.ratio! < a.ratio! ? b : a));
     console.log(`bench: lowest ratio ${lowest.ratio!.toFixed(2)} (${lowest.label})`);
-    return 0;
+    return { exitCode: 0, json: written.json };
   } finally {
+    process.off('SIGINT', interrupted);
     await cleanup();
   }
 }

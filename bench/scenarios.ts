@@ -136,4 +136,19 @@ export const SCENARIOS: readonly Scenario[] = [
     singleClientRequests: 30,
     request: (i, r) => get(`/v1/analytics/engagement?period_start=${r.period.start}&period_end=${r.period.end}`, bearer(r, i)),
   },
+  {
+    key: 'kids',
+    label: 'GET /kids/v1/engagement/summary',
+    connections: 4,
+    singleClientRequests: 30,
+    request: (i, r) => get(`/kids/v1/engagement/summary?period_start=${r.period.start}&period_end=${r.period.end}`, bearer(r, i)),
+  },
+  {
+    key: 'billing',
+    label: 'GET /platform/v1/billing-usage',
+    connections: 4,
+    singleClientRequests: 30,
+    // The month of the period's end: the current month, whose history the seed wrote.
+    request: (i, r) => get(`/platform/v1/billing-usage?product=${i % 2 ? 'audioapp' : 'kidsapp'}&period=${r.period.end.slice(0, 7)}`, bearer(r, i)),
+  },
 ];

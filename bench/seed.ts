@@ -33,6 +33,10 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /** Days of history: progress starts and activity fall in the last ACTIVITY_DAYS days. */
 const ACTIVITY_DAYS = 60;
+/** Every fifth subscriber is a children's account. */
+const KIDS_ACCOUNT_EVERY = 5;
+/** Imported story sessions per children's account over the ACTIVITY_DAYS (two children, a story every few days). */
+const KIDS_SESSIONS_PER_ACCOUNT = 20;
 /** Activity events per listening session (one subscriber, one chapter, a few minutes). */
 const EVENTS_PER_SESSION = 10;
 
@@ -63,6 +67,7 @@ export async function seed(url: string, size: DataSize, serverSecret: string, da
     await seedProgress(db, partnerId, size);
     await seedPositions(db, partnerId, size);
     await seedActivity(db, partnerId, size);
+    await seedKidsActivity(db, partnerId, size);
     await step('VACUUM ANALYZE', () => db.query('VACUUM ANALYZE'));
     const rowCounts = await countRows(db);
     log(
@@ -194,7 +199,10 @@ async function seedCatalog(db: pg.Client, size: DataSize, audio: BenchAudio): Pr
   );
 }
 
-/** Subscriber n is `sub-0000n`: an active audioapp entitlement (a quarter with early access); every third also textapp. */
+/**
+ * Subscriber n is `sub-0000n`: an active audioapp entitlement (a quarter with early access);
+ * every third also textapp; every fifth is also a children's account (kidsapp).
+ */
 async function seedEntitlements(db: pg.Client, partnerId: string, size: DataSize): Promise<void> {
   await batched(`entitlements (${size.subscribers.toLocaleString('en')} subscribers)`, size.subscribers, 50_000, (from, to) =>
     db.query(
@@ -204,7 +212,10 @@ async function seedEntitlements(db: pg.Client, partnerId: string, size: DataSize
            FROM generate_series($2::int, $3::int) AS s
          UNION ALL
          SELECT format('sub-%s', lpad(s::text, 7, '0')), 'textapp', 'text_standard'
-           FROM generate_series($2::int, $3::int) AS s WHERE s % 3 = 0),
+           FROM generate_series($2::int, $3::int) AS s WHERE s % 3 = 0
+         UNION ALL
+         SELECT format('sub-%s', lpad(s::text, 7, '0')), 'kidsapp', 'kids_standard'
+           FROM generate_series($2::int, $3::int) AS s WHERE s % ${KIDS_ACCOUNT_EVERY} = 0),
        inserted AS (
          INSERT INTO entitlements (partner_id, environment, subscriber_id, product, status, partner_plan, internal_plan)
          SELECT $1, 'live', subscriber_id, product, 'active', plan, plan FROM rows
@@ -325,6 +336,21 @@ async function seedActivity(db: pg.Client, partnerId: string, size: DataSize): P
   );
 }
 
+/** The children's accounts' imported sessions (kids:import), spread over the last ACTIVITY_DAYS days; half completed. */
+async function seedKidsActivity(db: pg.Client, partnerId: string, size: DataSize): Promise<void> {
+  const accounts = Math.floor(size.subscribers / KIDS_ACCOUNT_EVERY);
+  await batched(`kids_activity (${(accounts * KIDS_SESSIONS_PER_ACCOUNT).toLocaleString('en')})`, accounts, 20_000, (from, to) =>
+    db.query(
+      `INSERT INTO kids_activity (partner_id, environment, account_id, child_ref, story_id, occurred_at, minutes, completed_at)
+       SELECT $1, 'live', format('sub-%s', lpad((a * $2)::text, 7, '0')), 'child-' || (1 + k % 2), 'story-' || (1 + abs(hashint4(a * 31 + k)) % 500),
+              t.occurred_at, 5 + abs(hashint4(a + k)) % 25, CASE WHEN k % 2 = 0 THEN t.occurred_at + interval '20 minutes' END
+         FROM generate_series($3::int, $4::int) AS a, generate_series(1, $5::int) AS k,
+              LATERAL (SELECT now() - make_interval(secs => abs(hashint4(a * 7 + k)) % (${ACTIVITY_DAYS} * 86400)) AS occurred_at) AS t`,
+      [partnerId, KIDS_ACCOUNT_EVERY, from, to, KIDS_SESSIONS_PER_ACCOUNT],
+    ),
+  );
+}
+
 /**
  * The sampled listeners are listening now: each saved its position in its chapter moments
  * ago, and that save recorded its activity, as every playback write does. So the bench's
@@ -351,7 +377,17 @@ async function recordListeningNow(db: pg.Client, partnerId: string): Promise<voi
 }
 
 async function countRows(db: pg.Client): Promise<Record<string, number>> {
-  const tables = ['novels', 'chapters', 'entitlements', 'novel_progress', 'playback_positions', 'reading_activity', 'credentials'];
+  const tables = [
+    'novels',
+    'chapters',
+    'entitlements',
+    'entitlement_history',
+    'novel_progress',
+    'playback_positions',
+    'reading_activity',
+    'kids_activity',
+    'credentials',
+  ];
   const counts: Record<string, number> = {};
   for (const table of tables) {
     counts[table] = Number((await db.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);

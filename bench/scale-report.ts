@@ -1,0 +1,87 @@
+// The ×N over ×1 table of `npm run bench -- --scale=N` (docs/performance.md). Run alone it
+// compares any two result files: node dist/bench/scale-report.js BASE.json SCALED.json
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+
+/** The parts of a result file (bench/report.ts) the table reads. */
+interface ResultFile {
+  command: string;
+  data: { rows: Record<string, number> };
+  endpoints: {
+    key: string;
+    label: string;
+    status: string;
+    service?: { requestsPerSecond: number; p99Ms: number; postgresCpuMsPerRequest?: number; statementsPerRequest?: number; rssMaxMb?: number };
+    singleClient?: { service: { p99Ms: number } };
+  }[];
+  chapter_unlock_job?: { readers: number; due: number; runMs: number };
+  webhook_backlog?: { backlog: number; claimMs: { median: number; p99: number } };
+}
+
+export interface ScaleRow {
+  figure: string;
+  base: number | null;
+  scaled: number | null;
+  /** scaled ÷ base. */
+  ratio: number | null;
+}
+
+/** Each figure of the two runs: what a partner's growth does to every endpoint and job. */
+export function scaleRows(base: ResultFile, scaled: ResultFile): ScaleRow[] {
+  const rows: ScaleRow[] = [];
+  const add = (figure: string, a: number | null | undefined, b: number | null | undefined) =>
+    rows.push({ figure, base: a ?? null, scaled: b ?? null, ratio: a && b !== undefined && b !== null ? round(b / a, 2) : null });
+  for (const [table, count] of Object.entries(base.data.rows)) add(`rows: ${table}`, count, scaled.data.rows[table]);
+  for (const endpoint of base.endpoints) {
+    const other = scaled.endpoints.find((e) => e.key === endpoint.key);
+    if (endpoint.status !== 'measured' || other?.status !== 'measured') continue;
+    add(`${endpoint.label}: req/s`, endpoint.service?.requestsPerSecond, other.service?.requestsPerSecond);
+    add(`${endpoint.label}: p99 ms under load`, endpoint.service?.p99Ms, other.service?.p99Ms);
+    add(`${endpoint.label}: PostgreSQL CPU ms per request`, endpoint.service?.postgresCpuMsPerRequest, other.service?.postgresCpuMsPerRequest);
+    add(`${endpoint.label}: statements per request`, endpoint.service?.statementsPerRequest, other.service?.statementsPerRequest);
+    if (endpoint.singleClient) add(`${endpoint.label}: p99 ms one at a time`, endpoint.singleClient.service.p99Ms, other.singleClient?.service.p99Ms);
+  }
+  const perDue = (job: ResultFile['chapter_unlock_job']) => (job ? round(job.runMs / job.due, 3) : null);
+  add('chapter.unlocked job: ms per due reader', perDue(base.chapter_unlock_job), perDue(scaled.chapter_unlock_job));
+  add('chapter.unlocked job: readers on the schedule', base.chapter_unlock_job?.readers, scaled.chapter_unlock_job?.readers);
+  add('webhook claim behind the backlog: ms median', base.webhook_backlog?.claimMs.median, scaled.webhook_backlog?.claimMs.median);
+  add('webhook backlog: due deliveries', base.webhook_backlog?.backlog, scaled.webhook_backlog?.backlog);
+  return rows;
+}
+
+export function scaleTable(base: ResultFile, scaled: ResultFile, baseFile: string, scaledFile: string): string {
+  const show = (n: number | null) => (n === null ? '–' : n.toLocaleString('en'));
+  return [
+    `# ${scaled.command}`,
+    '',
+    `×1: ${basename(baseFile)} · ×N: ${basename(scaledFile)}`,
+    '',
+    '| figure | ×1 | ×N | ×N ÷ ×1 |',
+    '| --- | ---: | ---: | ---: |',
+    ...scaleRows(base, scaled).map((row) => `| ${row.figure} | ${show(row.base)} | ${show(row.scaled)} | ${row.ratio === null ? '–' : row.ratio.toFixed(2)} |`),
+    '',
+  ].join('\n');
+}
+
+/** Writes the table beside the scaled run's result file (same name, `.md`) and prints it. */
+export function writeScaleReport(root: string, baseFile: string, scaledFile: string): { markdown: string } {
+  const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as ResultFile;
+  const table = scaleTable(read(baseFile), read(scaledFile), baseFile, scaledFile);
+  const markdown = join(root, 'bench/results', basename(scaledFile).replace(/\.json$/, '.md'));
+  writeFileSync(markdown, table);
+  console.log(table);
+  return { markdown };
+}
+
+function round(n: number, digits: number): number {
+  return Math.round(n * 10 ** digits) / 10 ** digits;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
+  const [baseFile, scaledFile] = process.argv.slice(2);
+  if (!baseFile || !scaledFile) {
+    console.error('usage: node dist/bench/scale-report.js BASE.json SCALED.json');
+    process.exit(2);
+  }
+  writeScaleReport(resolve(import.meta.dirname, '../..'), baseFile, scaledFile);
+}
