@@ -4,10 +4,12 @@ import { DataSource } from 'typeorm';
 import { dataSourceOptions } from './data-source-options.js';
 import { runMigrationsAtStart } from './migrate.js';
 import { PartitionMaintenanceJob } from './partition-maintenance.job.js';
+import { SignedCountFoldingJob } from './signed-count-folding.job.js';
 
 /**
  * The PostgreSQL connection pool; pending migrations are applied before anything else starts.
- * The monthly partitions of the tables that grow with history are kept here too.
+ * The monthly partitions of the tables that grow with history, and the folding of the
+ * signed-count tables, are kept here too.
  */
 @Module({})
 export class DatabaseModule {
@@ -24,7 +26,7 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [PartitionMaintenanceJob],
+      providers: [PartitionMaintenanceJob, SignedCountFoldingJob],
       exports: [PartitionMaintenanceJob],
     };
   }

@@ -4,12 +4,13 @@ import { ServerSecrets } from './crypto/server-secrets.js';
 import { Db } from './persistence/db.js';
 import { PgNotifications } from './persistence/pg-notifications.js';
 import { ReportingDb } from './persistence/reporting-db.js';
+import { SignedCountFolding } from './persistence/signed-counts.js';
 import { ShutdownSignal } from './shutdown-signal.js';
 import { SubscriberDataRegistry } from './tenancy/subscriber-data.js';
 import { TypeOrmUnitOfWork } from './persistence/typeorm-unit-of-work.js';
 import { UnitOfWork } from './persistence/unit-of-work.js';
 
-/** What every module may inject: configuration, derived secrets, the unit of work, database notifications, the reports' reads and the registry of subscribers' data. */
+/** What every module may inject: configuration, derived secrets, the unit of work, database notifications, the reports' reads, the registry of subscribers' data and the folding of signed counts. */
 @Global()
 @Module({})
 export class CoreModule {
@@ -24,10 +25,22 @@ export class CoreModule {
         ReportingDb,
         ShutdownSignal,
         SubscriberDataRegistry,
+        SignedCountFolding,
         TypeOrmUnitOfWork,
         { provide: UnitOfWork, useExisting: TypeOrmUnitOfWork },
       ],
-      exports: [AppConfig, ServerSecrets, Db, PgNotifications, ReportingDb, ShutdownSignal, SubscriberDataRegistry, TypeOrmUnitOfWork, UnitOfWork],
+      exports: [
+        AppConfig,
+        ServerSecrets,
+        Db,
+        PgNotifications,
+        ReportingDb,
+        ShutdownSignal,
+        SubscriberDataRegistry,
+        SignedCountFolding,
+        TypeOrmUnitOfWork,
+        UnitOfWork,
+      ],
     };
   }
 }

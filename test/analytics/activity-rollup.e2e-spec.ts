@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
-import { ActivityRecorder, EngagementCountsJob } from '../../src/modules/analytics/index.js';
+import { ActivityRecorder } from '../../src/modules/analytics/index.js';
+import { SignedCountFolding } from '../../src/shared/persistence/signed-counts.js';
 import { defineStatement, sql } from '../../src/shared/persistence/sql.js';
 import { useTestApp } from '../support/test-app.js';
 
@@ -94,7 +95,7 @@ describe('reading activity rollups', () => {
         await db.query(TRUNCATE);
         for (const { events, foldAfter } of batches) {
           await insert(events);
-          if (foldAfter) await t.app.get(EngagementCountsJob).foldAll();
+          if (foldAfter) await t.app.get(SignedCountFolding).foldAll();
         }
         await compareEveryWindow();
       }),
@@ -107,12 +108,12 @@ describe('reading activity rollups', () => {
       fc.asyncProperty(fc.array(event, { minLength: 1, maxLength: 30 }), fc.integer({ min: 0, max: 3 }), async (events, erased) => {
         await db.query(TRUNCATE);
         await insert(events);
-        await t.app.get(EngagementCountsJob).foldAll();
+        await t.app.get(SignedCountFolding).foldAll();
         for (const table of ['reading_activity', 'reading_reader_days', 'reading_chapter_days']) {
           await db.query(`DELETE FROM ${table} WHERE subscriber_id = $1`, [`s${erased}`]);
         }
         await compareEveryWindow();
-        await t.app.get(EngagementCountsJob).foldAll();
+        await t.app.get(SignedCountFolding).foldAll();
         await compareEveryWindow();
         const [{ pending, repeated }] = await db.query(
           `SELECT (SELECT count(*)::int FROM engagement_day_counts WHERE NOT settled) AS pending,
@@ -133,7 +134,7 @@ describe('reading activity rollups', () => {
        SELECT $1, 'live', 'reader-away', day, coalesce(lag(day) OVER (ORDER BY day), '-infinity') FROM unnest($2::date[]) AS day`,
       [PARTNERS[0], days.map(day)],
     );
-    await t.app.get(EngagementCountsJob).foldAll();
+    await t.app.get(SignedCountFolding).foldAll();
     for (const [first, last] of [
       [35, 400],
       [36, 401],

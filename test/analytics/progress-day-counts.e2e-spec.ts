@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
-import { EngagementCountsJob } from '../../src/modules/analytics/index.js';
+import { SignedCountFolding } from '../../src/shared/persistence/signed-counts.js';
 import { useTestApp } from '../support/test-app.js';
 
 /**
@@ -54,7 +54,7 @@ async function apply(step: Step): Promise<void> {
   } else if (step.kind === 'erase') {
     await db.query(`DELETE FROM novel_progress WHERE partner_id = $1 AND subscriber_id = $2`, [PARTNER, `s${step.subscriber}`]);
   } else {
-    await t.app.get(EngagementCountsJob).foldAll();
+    await t.app.get(SignedCountFolding).foldAll();
   }
 }
 

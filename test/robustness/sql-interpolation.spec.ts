@@ -58,6 +58,21 @@ const REVIEWED: Record<string, string[]> = {
   ],
   'src/database/migrations/1763900800000-monthly-partitions.ts': ['PARTITIONS_LOCK_CLASS', 'PARTITIONS_LOCK_CLASS', 'MONTHS_AHEAD', 'MONTHS_AHEAD'],
   // Trigger bodies and triggers from constant column lists, measures and conditions.
+  'src/database/migrations/1764100400000-entitlement-counts.ts': [
+    "deltas('inserted', RECORD_COLUMNS, RECORD_MEASURES)",
+    "deltas('deleted', RECORD_COLUMNS, RECORD_MEASURES)",
+    "deltas('updated', RECORD_COLUMNS, RECORD_MEASURES)",
+    "deltas('inserted', HISTORY_COLUMNS, HISTORY_MEASURES)",
+    "deltas('deleted', HISTORY_COLUMNS, HISTORY_MEASURES)",
+    "deltas('updated', HISTORY_COLUMNS, HISTORY_MEASURES)",
+    "countTriggers('entitlements', 'entitlement_count_records', null, RECORD_CHANGED)",
+    "countTriggers('entitlement_history', 'entitlement_count_history', null, HISTORY_CHANGED)",
+    'RECORD_MEASURES',
+    'HISTORY_MEASURES',
+    'signedRows(columns, change)',
+    'measures',
+  ],
+  // Trigger bodies and triggers from constant column lists, measures and conditions.
   'src/database/migrations/1764100300000-engagement-day-counts.ts': [
     "activityDayDeltas('inserted')",
     "activityDayDeltas('deleted')",
@@ -94,14 +109,18 @@ const REVIEWED: Record<string, string[]> = {
   'src/modules/rate-limiting/infrastructure/postgres-rate-limit.store.ts': ['refill', 'refill', 'refill'],
   // Database names, quoted as identifiers (CREATE DATABASE takes no bind parameters).
   'src/database/database-location.ts': ['pg.escapeIdentifier(template)', 'pg.escapeIdentifier(name)', 'from'],
-  // The key columns of the day counts, a constant list.
-  'src/modules/analytics/infrastructure/pg-engagement-counts.repository.ts': [
-    "KEY.map((column) => `c.${column}`).join(', ')",
-    "KEY.map((column) => `c.${column} = k.${column}`).join(' AND ')",
-    "KEY.map((column) => `c.${column}`).join(', ')",
-    'COLUMNS',
-    'COLUMNS',
-    'COLUMNS',
+  // The folding of a signed-count table: its name and key columns, constants of the module that registers it.
+  'src/shared/persistence/signed-counts.ts': [
+    'table',
+    'prefixed',
+    'table',
+    'table',
+    "key.map((column) => `c.${column} = k.${column}`).join(' AND ')",
+    'prefixed',
+    'table',
+    'columns',
+    'columns',
+    'columns',
   ],
 };
 

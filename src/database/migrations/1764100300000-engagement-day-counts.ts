@@ -81,15 +81,15 @@ export class EngagementDayCounts1764100300000 implements MigrationInterface {
 
   async down(db: QueryRunner): Promise<void> {
     await db.query(`
-      DROP TRIGGER engagement_count_insert ON reading_reader_days;
-      DROP TRIGGER engagement_count_update ON reading_reader_days;
-      DROP TRIGGER engagement_count_delete ON reading_reader_days;
-      DROP TRIGGER engagement_count_insert ON reading_chapter_days;
-      DROP TRIGGER engagement_count_update ON reading_chapter_days;
-      DROP TRIGGER engagement_count_delete ON reading_chapter_days;
-      DROP TRIGGER engagement_count_insert ON novel_progress;
-      DROP TRIGGER engagement_count_update ON novel_progress;
-      DROP TRIGGER engagement_count_delete ON novel_progress;
+      DROP TRIGGER signed_count_insert ON reading_reader_days;
+      DROP TRIGGER signed_count_update ON reading_reader_days;
+      DROP TRIGGER signed_count_delete ON reading_reader_days;
+      DROP TRIGGER signed_count_insert ON reading_chapter_days;
+      DROP TRIGGER signed_count_update ON reading_chapter_days;
+      DROP TRIGGER signed_count_delete ON reading_chapter_days;
+      DROP TRIGGER signed_count_insert ON novel_progress;
+      DROP TRIGGER signed_count_update ON novel_progress;
+      DROP TRIGGER signed_count_delete ON novel_progress;
       DROP FUNCTION engagement_count_activity_days();
       DROP FUNCTION engagement_count_progress();
       DROP TABLE engagement_day_counts;
@@ -98,9 +98,9 @@ export class EngagementDayCounts1764100300000 implements MigrationInterface {
 }
 
 /** The rows a trigger counts, signed: +1 for a row that is there now, -1 for one that is gone. */
-type Change = 'inserted' | 'deleted' | 'updated';
+export type Change = 'inserted' | 'deleted' | 'updated';
 
-function signedRows(columns: string[], change: Change): string {
+export function signedRows(columns: string[], change: Change): string {
   const list = (prefix: string) => columns.map((column) => prefix + column).join(', ');
   if (change === 'inserted') return `SELECT ${list('')}, 1 AS sign FROM new_rows`;
   if (change === 'deleted') return `SELECT ${list('')}, -1 AS sign FROM old_rows`;
@@ -116,14 +116,14 @@ const PROGRESS_CHANGED = `OLD.started_at IS DISTINCT FROM NEW.started_at OR OLD.
  * load costs one statement more, not one per row); updates row by row, and only those that
  * change a counted column: the frequent ones (a reader's current chapter) call nothing.
  */
-function countTriggers(table: string, fn: string, measure: string | null, changed: string): string {
+export function countTriggers(table: string, fn: string, measure: string | null, changed: string): string {
   const args = measure === null ? '' : `'${measure}'`;
   return `
-      CREATE TRIGGER engagement_count_insert AFTER INSERT ON ${table}
+      CREATE TRIGGER signed_count_insert AFTER INSERT ON ${table}
         REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}(${args});
-      CREATE TRIGGER engagement_count_update AFTER UPDATE ON ${table}
+      CREATE TRIGGER signed_count_update AFTER UPDATE ON ${table}
         FOR EACH ROW WHEN (${changed}) EXECUTE FUNCTION ${fn}(${args});
-      CREATE TRIGGER engagement_count_delete AFTER DELETE ON ${table}
+      CREATE TRIGGER signed_count_delete AFTER DELETE ON ${table}
         REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}(${args});`;
 }
 

@@ -15,6 +15,7 @@ import { WebhookBacklogCost1764100000000 } from './1764100000000-webhook-backlog
 import { ServerSecretFingerprint1764100100000 } from './1764100100000-server-secret-fingerprint.js';
 import { TestClocks1764100200000 } from './1764100200000-test-clocks.js';
 import { EngagementDayCounts1764100300000 } from './1764100300000-engagement-day-counts.js';
+import { EntitlementCounts1764100400000 } from './1764100400000-entitlement-counts.js';
 
 /** Every migration, in order of its timestamp. `npm run migration:generate` writes this file. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   ServerSecretFingerprint1764100100000,
   TestClocks1764100200000,
   EngagementDayCounts1764100300000,
+  EntitlementCounts1764100400000,
 ];

@@ -1,15 +1,12 @@
 import { Module } from '@nestjs/common';
 import { ActivityRecorder } from './application/activity-recorder.service.js';
-import { EngagementCountsJob } from './application/engagement-counts.job.js';
 import { EngagementReportService } from './application/engagement-report.service.js';
 import { ActivityRepository } from './domain/activity.repository.js';
-import { EngagementCountsRepository } from './domain/engagement-counts.repository.js';
 import { EngagementRepository } from './domain/engagement.repository.js';
 import { AnalyticsController } from './http/analytics.controller.js';
 import { PgActivityRepository } from './infrastructure/pg-activity.repository.js';
-import { PgEngagementCountsRepository } from './infrastructure/pg-engagement-counts.repository.js';
 import { PgEngagementRepository } from './infrastructure/pg-engagement.repository.js';
-import { ANALYTICS_SUBSCRIBER_ROWS } from './infrastructure/analytics.entities.js';
+import { ANALYTICS_SUBSCRIBER_ROWS, ENGAGEMENT_DAY_COUNTS } from './infrastructure/analytics.entities.js';
 
 @Module({
   controllers: [AnalyticsController],
@@ -17,8 +14,7 @@ import { ANALYTICS_SUBSCRIBER_ROWS } from './infrastructure/analytics.entities.j
     ANALYTICS_SUBSCRIBER_ROWS,
     { provide: ActivityRepository, useClass: PgActivityRepository },
     { provide: EngagementRepository, useClass: PgEngagementRepository },
-    { provide: EngagementCountsRepository, useClass: PgEngagementCountsRepository },
-    EngagementCountsJob,
+    ENGAGEMENT_DAY_COUNTS,
     ActivityRecorder,
     EngagementReportService,
   ],

@@ -1,4 +1,5 @@
 import { Check, Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import { signedCounts } from '../../../shared/persistence/signed-counts.js';
 import { subscriberRows } from '../../../shared/persistence/subscriber-rows.js';
 
 // The schema is made by the migrations; these mappings mirror them exactly (names included)
@@ -71,3 +72,14 @@ export const ANALYTICS_ENTITIES = [ReadingActivityEntity, ReadingReaderDayEntity
 
 /** The subscriber's rows in these tables, for a clean slate (a test clock deleted). */
 export const ANALYTICS_SUBSCRIBER_ROWS = subscriberRows('reading activity', ['reading_activity', 'reading_reader_days', 'reading_chapter_days']);
+
+/** The day counts' key, for their folding. */
+export const ENGAGEMENT_DAY_COUNTS = signedCounts('engagement_day_counts', [
+  'partner_id',
+  'environment',
+  'measure',
+  'day',
+  'since_day',
+  'novel_id',
+  'choice_id',
+]);

@@ -132,9 +132,11 @@ export class EntitlementsService {
    * Subscribers whose entitlement to `product` was active at some instant of
    * [from, until): active when the window opened, or activated inside it. Read from the
    * history, so an entitlement canceled since still counts for the window it was active in.
+   * A query (one `subscriber_id` column) for a report to embed: the accounts never leave the
+   * database, however many there are.
    */
-  subscribersActiveDuring(tenant: Tenant, product: Product, from: Date, until: Date): Promise<string[]> {
-    return this.entitlements.subscribersActiveDuring(tenant, product, from, until);
+  subscribersActiveDuringQuery(tenant: Tenant, product: Product, from: Date, until: Date): SqlFragment {
+    return this.entitlements.subscribersActiveDuringQuery(tenant, product, from, until);
   }
 
   /** Records the mapping and re-plans the entitlements carrying that plan name; returns how many. */

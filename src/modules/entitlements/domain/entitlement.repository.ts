@@ -67,9 +67,10 @@ export abstract class EntitlementRepository {
   abstract activeCountHistory(tenant: Tenant, product: Product, from: Date, until: Date, dayStarts: Date[]): Promise<ActiveCountHistory>;
   /**
    * Subscribers whose entitlement to `product` was active at some instant of
-   * [from, until), according to the history of changes.
+   * [from, until), according to the history of changes: a query of one `subscriber_id`
+   * column, for a report of another module to embed.
    */
-  abstract subscribersActiveDuring(tenant: Tenant, product: Product, from: Date, until: Date): Promise<string[]>;
+  abstract subscribersActiveDuringQuery(tenant: Tenant, product: Product, from: Date, until: Date): SqlFragment;
   /** The partner's mapping of one of its plan names, if any. */
   /** The subscriber's features as one row (`reading`, `audio`, `earlyAccess`), for a statement of another module to embed. */
   abstract featuresQuery(who: SubscriberKeySql): SqlFragment;

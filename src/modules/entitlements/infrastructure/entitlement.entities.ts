@@ -1,4 +1,5 @@
 import { Check, Column, Entity, ForeignKey, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import { signedCounts } from '../../../shared/persistence/signed-counts.js';
 import { subscriberRows } from '../../../shared/persistence/subscriber-rows.js';
 
 // The schema is made by the migrations; these mappings mirror them exactly (names included)
@@ -56,7 +57,28 @@ export class PlanMappingEntity {
   @Column('text', { name: 'internal_plan' }) internalPlan: string;
 }
 
-export const ENTITLEMENT_ENTITIES = [EntitlementEntity, EntitlementHistoryEntity, PlanMappingEntity];
+/**
+ * Signed counts per product behind billing usage, kept by triggers on the two tables above
+ * and folded by the signed-count job (migration 1764100400000, ADR 0129).
+ */
+@Entity('entitlement_counts')
+@Index('entitlement_counts_product', { synchronize: false })
+@Index('entitlement_counts_unsettled', { synchronize: false })
+@Check('entitlement_counts_measure_check', `measure IN ('active', 'records', 'created', 'moves')`)
+export class EntitlementCountEntity {
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: string;
+  @Column('uuid', { name: 'partner_id' }) partnerId: string;
+  @Column('text') environment: string;
+  @Column('text') product: string;
+  @Column('text') measure: string;
+  @Column('date', { default: () => "'-infinity'" }) day: string;
+  @Column('bigint') count: string;
+  @Column('boolean', { default: false }) settled: boolean;
+}
+
+export const ENTITLEMENT_ENTITIES = [EntitlementEntity, EntitlementHistoryEntity, PlanMappingEntity, EntitlementCountEntity];
+
+export const ENTITLEMENT_COUNTS = signedCounts('entitlement_counts', ['partner_id', 'environment', 'product', 'measure', 'day']);
 
 /** The subscriber's rows in these tables, for a clean slate (a test clock deleted). */
 export const ENTITLEMENT_SUBSCRIBER_ROWS = subscriberRows('entitlements', ['entitlements', 'entitlement_history']);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../../shared/persistence/db.js';
 import { ReportingDb } from '../../../shared/persistence/reporting-db.js';
-import type { SqlFragment } from '../../../shared/persistence/sql.js';
+import { sql, type SqlFragment } from '../../../shared/persistence/sql.js';
 import type { SubscriberKeySql } from '../../../shared/persistence/subscriber-key.js';
 import { subscriberFeaturesQuery } from './subscriber-features.query.js';
 import { NotifiedCache } from '../../../shared/persistence/notified-cache.js';
@@ -109,20 +109,21 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
   }
 
   async countActive(tenant: Tenant, product: Product): Promise<number> {
-    return this.db.manager.getRepository(EntitlementEntity).countBy({
-      partnerId: tenant.partnerId,
-      environment: tenant.environment,
-      product,
-      status: 'active',
-    });
+    const [row] = await this.db.query<{ active: number }>(
+      `SELECT coalesce(sum(count), 0)::int AS active FROM entitlement_counts
+        WHERE partner_id = $1 AND environment = $2 AND product = $3 AND measure = 'active'`,
+      [tenant.partnerId, tenant.environment, product],
+    );
+    return row.active;
   }
 
   async activeCountHistory(tenant: Tenant, product: Product, from: Date, until: Date, dayStarts: Date[]): Promise<ActiveCountHistory> {
     // Each applied change moves the count by +1 (to active), -1 (from active) or 0, in the
     // order the changes took effect; a count at an instant is the sum of the moves up to it.
-    // A day's 00:00 count is the count at the period's start plus the moves inside the
-    // period up to that day; summing those moves times the days they count for gives the
-    // mean in one pass over the period's changes.
+    // The moves before the period's first day come summed per day (entitlement_counts, ADR
+    // 0129); only the period's own changes are read one by one. A day's 00:00 count is the
+    // count at the period's start plus the moves inside the period up to that day; summing
+    // those moves times the days they count for gives the mean in one pass.
     const [row] = await this.reporting.query<{
       at_start: number;
       at_end: number;
@@ -131,23 +132,28 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
       records: number;
       created_in_history: number;
     }>(
-      `WITH changes AS (
+      `WITH counts AS (
+         SELECT coalesce(sum(count) FILTER (WHERE measure = 'moves' AND day < ($4::timestamptz AT TIME ZONE 'UTC')::date), 0) AS before,
+                coalesce(sum(count) FILTER (WHERE measure = 'records'), 0) AS records,
+                coalesce(sum(count) FILTER (WHERE measure = 'created'), 0) AS created
+           FROM entitlement_counts WHERE partner_id = $1 AND environment = $2 AND product = $3
+       ), changes AS (
          SELECT id, effective_at,
                 (new_status = 'active')::int - (old_status IS NOT DISTINCT FROM 'active')::int AS move
            FROM entitlement_history
-          WHERE partner_id = $1 AND environment = $2 AND product = $3 AND NOT stale AND effective_at < $5
+          WHERE partner_id = $1 AND environment = $2 AND product = $3 AND NOT stale
+            AND effective_at >= ($4::timestamptz AT TIME ZONE 'UTC')::date::timestamp AT TIME ZONE 'UTC' AND effective_at < $5
        ), counted AS (
-         SELECT effective_at, move, sum(move) OVER (ORDER BY effective_at, id) AS active FROM changes
+         SELECT effective_at, move, (SELECT before FROM counts) + sum(move) OVER (ORDER BY effective_at, id) AS active FROM changes
        )
        SELECT
-         coalesce((SELECT sum(move) FROM counted WHERE effective_at <= $4), 0)::int AS at_start,
-         coalesce((SELECT sum(move) FROM counted), 0)::int AS at_end,
+         ((SELECT before FROM counts) + coalesce((SELECT sum(move) FROM counted WHERE effective_at <= $4), 0))::int AS at_start,
+         ((SELECT before FROM counts) + coalesce((SELECT sum(move) FROM counted), 0))::int AS at_end,
          (SELECT max(active) FROM counted WHERE effective_at > $4)::int AS peak_inside,
          coalesce((SELECT sum(move * (SELECT count(*) FROM unnest($6::timestamptz[]) AS day WHERE day >= effective_at))
                      FROM counted WHERE effective_at > $4), 0)::int AS day_weighted_moves,
-         (SELECT count(*) FROM entitlements WHERE partner_id = $1 AND environment = $2 AND product = $3)::int AS records,
-         (SELECT count(DISTINCT subscriber_id) FROM entitlement_history
-           WHERE partner_id = $1 AND environment = $2 AND product = $3 AND old_status IS NULL AND NOT stale)::int AS created_in_history`,
+         (SELECT records FROM counts)::int AS records,
+         (SELECT created FROM counts)::int AS created_in_history`,
       [tenant.partnerId, tenant.environment, product, from, until, dayStarts],
     );
     return {
@@ -158,25 +164,21 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
     };
   }
 
-  async subscribersActiveDuring(tenant: Tenant, product: Product, from: Date, until: Date): Promise<string[]> {
+  subscribersActiveDuringQuery(tenant: Tenant, product: Product, from: Date, until: Date): SqlFragment {
     // Active at some instant of [from, until) means: active at `from` (the last applied
     // change effective at or before it made it active), or made active by an applied change
     // effective inside the window. Stale writes changed nothing and are left out.
-    const rows = await this.reporting.query<{ subscriber_id: string }>(
-      `SELECT subscriber_id FROM (
+    const scope = sql`partner_id = ${tenant.partnerId} AND environment = ${tenant.environment} AND product = ${product} AND NOT stale`;
+    return sql`SELECT subscriber_id FROM (
          SELECT DISTINCT ON (subscriber_id) subscriber_id, new_status
          FROM entitlement_history
-         WHERE partner_id = $1 AND environment = $2 AND product = $3 AND NOT stale AND effective_at <= $4
+         WHERE ${scope} AND effective_at <= ${from}
          ORDER BY subscriber_id, effective_at DESC, id DESC
        ) AS at_start
        WHERE new_status = 'active'
        UNION
        SELECT subscriber_id FROM entitlement_history
-       WHERE partner_id = $1 AND environment = $2 AND product = $3 AND NOT stale AND new_status = 'active'
-         AND effective_at > $4 AND effective_at < $5`,
-      [tenant.partnerId, tenant.environment, product, from, until],
-    );
-    return rows.map((row) => row.subscriber_id);
+       WHERE ${scope} AND new_status = 'active' AND effective_at > ${from} AND effective_at < ${until}`;
   }
 
   featuresQuery(who: SubscriberKeySql): SqlFragment {

@@ -16,8 +16,7 @@ export class KidsEngagementService {
   async summary(tenant: Tenant, window: ReportingWindow): Promise<KidsEngagementSummary> {
     // The accounts stay inside the service: they only select whose activity counts. The
     // partner writes the entitlements, so only the activity of entitled accounts is counted.
-    const accounts = await this.entitlements.subscribersActiveDuring(tenant, 'kidsapp', window.from, window.until);
-    const totals = await this.activities.totals(tenant, window, accounts);
-    return kidsEngagementSummary(window, { activeAccounts: accounts.length, ...totals }, new Date());
+    const accounts = this.entitlements.subscribersActiveDuringQuery(tenant, 'kidsapp', window.from, window.until);
+    return kidsEngagementSummary(window, await this.activities.totals(tenant, window, accounts), new Date());
   }
 }

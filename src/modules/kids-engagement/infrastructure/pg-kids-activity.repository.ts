@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../../shared/persistence/db.js';
 import { ReportingDb } from '../../../shared/persistence/reporting-db.js';
+import { defineStatement, sql, type SqlFragment } from '../../../shared/persistence/sql.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import type { ReportingWindow } from '../../analytics/index.js';
 import { UnknownPartnerError } from '../../identity/index.js';
@@ -54,17 +55,21 @@ export class PgKidsActivityRepository extends KidsActivityRepository {
     }
   }
 
-  async totals(tenant: Tenant, window: ReportingWindow, accountIds: readonly string[]): Promise<KidsActivityTotals> {
+  async totals(tenant: Tenant, window: ReportingWindow, accounts: SqlFragment): Promise<KidsActivityTotals> {
     // A session belongs to the window when it happened or was completed in it.
-    const [row] = await this.reporting.query<KidsActivityTotals>(
-      `SELECT count(DISTINCT account_id)::int AS "accountsWithActivity",
-              count(*) FILTER (WHERE completed_at >= $3 AND completed_at < $4)::int AS "storiesCompleted",
-              coalesce(sum(minutes) FILTER (WHERE occurred_at >= $3 AND occurred_at < $4), 0)::float8 AS "minutesRead"
-       FROM kids_activity
-       WHERE partner_id = $1 AND environment = $2 AND account_id = ANY ($5::text[])
-         AND ((occurred_at >= $3 AND occurred_at < $4) OR (completed_at >= $3 AND completed_at < $4))`,
-      [tenant.partnerId, tenant.environment, window.from, window.until, accountIds],
+    // Built per call: the window's instants and the accounts' query are values of this report.
+    const statement = defineStatement(
+      [],
+      () => sql`WITH accounts AS (${accounts})
+        SELECT (SELECT count(*) FROM accounts)::int AS "activeAccounts",
+               count(DISTINCT k.account_id)::int AS "accountsWithActivity",
+               count(*) FILTER (WHERE k.completed_at >= ${window.from} AND k.completed_at < ${window.until})::int AS "storiesCompleted",
+               coalesce(sum(k.minutes) FILTER (WHERE k.occurred_at >= ${window.from} AND k.occurred_at < ${window.until}), 0)::float8 AS "minutesRead"
+          FROM kids_activity k JOIN accounts a ON a.subscriber_id = k.account_id
+         WHERE k.partner_id = ${tenant.partnerId} AND k.environment = ${tenant.environment}
+           AND ((k.occurred_at >= ${window.from} AND k.occurred_at < ${window.until}) OR (k.completed_at >= ${window.from} AND k.completed_at < ${window.until}))`,
     );
+    const [row] = await this.reporting.query<KidsActivityTotals>(statement.text, statement.bind({}));
     return row;
   }
 }
