@@ -150,8 +150,11 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
          ((SELECT before FROM counts) + coalesce((SELECT sum(move) FROM counted WHERE effective_at <= $4), 0))::int AS at_start,
          ((SELECT before FROM counts) + coalesce((SELECT sum(move) FROM counted), 0))::int AS at_end,
          (SELECT max(active) FROM counted WHERE effective_at > $4)::int AS peak_inside,
-         coalesce((SELECT sum(move * (SELECT count(*) FROM unnest($6::timestamptz[]) AS day WHERE day >= effective_at))
-                     FROM counted WHERE effective_at > $4), 0)::int AS day_weighted_moves,
+         coalesce((SELECT sum(moves * (SELECT count(*) FROM unnest($6::timestamptz[]) AS day WHERE day >= first_counted))
+                     -- Grouped by the first UTC midnight at or after each change (where it starts to count): one row per day, not per change.
+                     FROM (SELECT CASE WHEN effective_at = date_trunc('day', effective_at, 'UTC') THEN effective_at
+                                       ELSE date_trunc('day', effective_at, 'UTC') + interval '24 hours' END AS first_counted, sum(move) AS moves
+                             FROM counted WHERE effective_at > $4 GROUP BY 1) AS per_day), 0)::int AS day_weighted_moves,
          (SELECT records FROM counts)::int AS records,
          (SELECT created FROM counts)::int AS created_in_history`,
       [tenant.partnerId, tenant.environment, product, from, until, dayStarts],
