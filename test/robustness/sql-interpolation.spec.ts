@@ -72,6 +72,24 @@ const REVIEWED: Record<string, string[]> = {
     'signedRows(columns, change)',
     'measures',
   ],
+  // The summary function's move, the marking trigger bodies and triggers from constant column lists.
+  'src/database/migrations/1764100500000-entitlement-day-peaks.ts': [
+    'MOVE',
+    "marks('inserted')",
+    "marks('deleted')",
+    "marks('updated')",
+    "countTriggers('entitlement_history', 'entitlement_day_peak_marks', null, HISTORY_CHANGED, 'day_peak_mark')",
+    'signedRows(HISTORY_COLUMNS, change)',
+    'MOVE',
+  ],
+  // Summary columns from a constant list; the instant a summary must precede is a bind parameter's name or a constant.
+  'src/modules/entitlements/infrastructure/entitlement-day-peaks.ts': [
+    'column',
+    "SUMMARY_COLUMNS.map((column) => `p.${column}`).join(', ')",
+    "daySummaryBase(`'infinity'::timestamptz`)",
+    "SUMMARY_COLUMNS.join(', ')",
+  ],
+  'src/modules/entitlements/infrastructure/typeorm-entitlement.repository.ts': ["daySummaryBase('$5::timestamptz')"],
   // Trigger bodies and triggers from constant column lists, measures and conditions.
   'src/database/migrations/1764100300000-engagement-day-counts.ts': [
     "activityDayDeltas('inserted')",

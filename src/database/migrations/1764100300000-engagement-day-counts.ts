@@ -116,14 +116,14 @@ const PROGRESS_CHANGED = `OLD.started_at IS DISTINCT FROM NEW.started_at OR OLD.
  * load costs one statement more, not one per row); updates row by row, and only those that
  * change a counted column: the frequent ones (a reader's current chapter) call nothing.
  */
-export function countTriggers(table: string, fn: string, measure: string | null, changed: string): string {
+export function countTriggers(table: string, fn: string, measure: string | null, changed: string, name = 'signed_count'): string {
   const args = measure === null ? '' : `'${measure}'`;
   return `
-      CREATE TRIGGER signed_count_insert AFTER INSERT ON ${table}
+      CREATE TRIGGER ${name}_insert AFTER INSERT ON ${table}
         REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}(${args});
-      CREATE TRIGGER signed_count_update AFTER UPDATE ON ${table}
+      CREATE TRIGGER ${name}_update AFTER UPDATE ON ${table}
         FOR EACH ROW WHEN (${changed}) EXECUTE FUNCTION ${fn}(${args});
-      CREATE TRIGGER signed_count_delete AFTER DELETE ON ${table}
+      CREATE TRIGGER ${name}_delete AFTER DELETE ON ${table}
         REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}(${args});`;
 }
 

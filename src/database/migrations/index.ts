@@ -16,6 +16,7 @@ import { ServerSecretFingerprint1764100100000 } from './1764100100000-server-sec
 import { TestClocks1764100200000 } from './1764100200000-test-clocks.js';
 import { EngagementDayCounts1764100300000 } from './1764100300000-engagement-day-counts.js';
 import { EntitlementCounts1764100400000 } from './1764100400000-entitlement-counts.js';
+import { EntitlementDayPeaks1764100500000 } from './1764100500000-entitlement-day-peaks.js';
 
 /** Every migration, in order of its timestamp. `npm run migration:generate` writes this file. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   TestClocks1764100200000,
   EngagementDayCounts1764100300000,
   EntitlementCounts1764100400000,
+  EntitlementDayPeaks1764100500000,
 ];

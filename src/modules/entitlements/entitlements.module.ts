@@ -3,11 +3,18 @@ import { EntitlementsService } from './application/entitlements.service.js';
 import { EntitlementRepository } from './domain/entitlement.repository.js';
 import { EntitlementsController } from './http/entitlements.controller.js';
 import { TypeOrmEntitlementRepository } from './infrastructure/typeorm-entitlement.repository.js';
+import { ENTITLEMENT_DAY_PEAKS } from './infrastructure/entitlement-day-peaks.js';
 import { ENTITLEMENT_COUNTS, ENTITLEMENT_SUBSCRIBER_ROWS } from './infrastructure/entitlement.entities.js';
 
 @Module({
   controllers: [EntitlementsController],
-  providers: [ENTITLEMENT_SUBSCRIBER_ROWS, ENTITLEMENT_COUNTS, { provide: EntitlementRepository, useClass: TypeOrmEntitlementRepository }, EntitlementsService],
+  providers: [
+    ENTITLEMENT_SUBSCRIBER_ROWS,
+    ENTITLEMENT_COUNTS,
+    ENTITLEMENT_DAY_PEAKS,
+    { provide: EntitlementRepository, useClass: TypeOrmEntitlementRepository },
+    EntitlementsService,
+  ],
   exports: [EntitlementsService],
 })
 export class EntitlementsModule {}

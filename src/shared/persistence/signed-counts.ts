@@ -9,9 +9,10 @@ import { UnitOfWork } from './unit-of-work.js';
  * `settled`; folding replaces each key's rows by one settled row, so that a reader sums about
  * one row per key, however many writes made it.
  */
-interface SignedCountTable {
+interface SettledTable {
   table: string;
-  fold: string;
+  /** Takes the batch size ($1) and answers `pending`: the pending rows it took. */
+  settle: string;
 }
 
 /** Advisory lock class of the folding turns, one key per table (beside the rollup trigger's 7 340 114 and 115). */
@@ -39,10 +40,13 @@ function foldStatement(table: string, key: readonly string[]): string {
     SELECT count(*)::int AS pending FROM pending`;
 }
 
-/** The signed-count tables of every module, registered at start, and their folding. */
+/**
+ * The signed-count tables of every module, registered at start, and their folding; and the
+ * other tables that writers mark pending and this job settles by the same turns.
+ */
 @Injectable()
 export class SignedCountFolding {
-  private readonly tables: SignedCountTable[] = [];
+  private readonly tables: SettledTable[] = [];
 
   constructor(
     private readonly db: Db,
@@ -50,7 +54,12 @@ export class SignedCountFolding {
   ) {}
 
   register(table: string, key: readonly string[]): void {
-    this.tables.push({ table, fold: foldStatement(table, key) });
+    this.registerSettling(table, foldStatement(table, key));
+  }
+
+  /** A table settled by its own statement, run like a fold (same turns, batches and lock). */
+  registerSettling(table: string, settle: string): void {
+    this.tables.push({ table, settle });
   }
 
   /**
@@ -59,11 +68,11 @@ export class SignedCountFolding {
    */
   async foldAll(): Promise<number> {
     let folded = 0;
-    for (const [index, { fold }] of this.tables.entries()) {
+    for (const [index, { settle }] of this.tables.entries()) {
       for (;;) {
         const pending = await this.unitOfWork.run(async () => {
           const [{ held }] = await this.db.query<{ held: boolean }>('SELECT pg_try_advisory_xact_lock($1, $2) AS held', [FOLDING_LOCK_CLASS, index]);
-          return held ? (await this.db.query<{ pending: number }>(fold, [BATCH]))[0].pending : 0;
+          return held ? (await this.db.query<{ pending: number }>(settle, [BATCH]))[0].pending : 0;
         });
         folded += pending;
         if (pending < BATCH) break;

@@ -76,7 +76,29 @@ export class EntitlementCountEntity {
   @Column('boolean', { default: false }) settled: boolean;
 }
 
-export const ENTITLEMENT_ENTITIES = [EntitlementEntity, EntitlementHistoryEntity, PlanMappingEntity, EntitlementCountEntity];
+/**
+ * Per-day summaries of the active count's moves behind billing usage, and the marks that
+ * writers leave for the signed-count job to settle (migration 1764100500000, ADR 0130).
+ */
+@Entity('entitlement_day_peaks')
+@Index('entitlement_day_peaks_day', { synchronize: false })
+@Index('entitlement_day_peaks_unsettled', { synchronize: false })
+@Check('entitlement_day_peaks_shape', `settled = (changed_from IS NULL) AND settled = (through IS NOT NULL)`)
+export class EntitlementDayPeakEntity {
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: string;
+  @Column('uuid', { name: 'partner_id' }) partnerId: string;
+  @Column('text') environment: string;
+  @Column('text') product: string;
+  @Column('date') day: string;
+  @Column('boolean', { default: false }) settled: boolean;
+  @Column('timestamptz', { name: 'changed_from', nullable: true }) changedFrom: Date | null;
+  @Column('bigint', { nullable: true }) net: string | null;
+  @Column('bigint', { nullable: true }) peak: string | null;
+  @Column('bigint', { nullable: true }) midnight: string | null;
+  @Column('timestamptz', { nullable: true }) through: Date | null;
+}
+
+export const ENTITLEMENT_ENTITIES = [EntitlementEntity, EntitlementHistoryEntity, PlanMappingEntity, EntitlementCountEntity, EntitlementDayPeakEntity];
 
 export const ENTITLEMENT_COUNTS = signedCounts('entitlement_counts', ['partner_id', 'environment', 'product', 'measure', 'day']);
 

@@ -17,6 +17,7 @@ import {
   type EntitlementState,
 } from '../domain/entitlement.repository.js';
 import type { InternalPlan, Product } from '../domain/plans.js';
+import { daySummaryBase } from './entitlement-day-peaks.js';
 import { EntitlementEntity, EntitlementHistoryEntity, PlanMappingEntity } from './entitlement.entities.js';
 
 const keyColumns = (key: EntitlementKey) => ({
@@ -118,52 +119,54 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
   }
 
   async activeCountHistory(tenant: Tenant, product: Product, from: Date, until: Date, dayStarts: Date[]): Promise<ActiveCountHistory> {
-    // Each applied change moves the count by +1 (to active), -1 (from active) or 0, in the
-    // order the changes took effect; a count at an instant is the sum of the moves up to it.
-    // The moves before the period's first day come summed per day (entitlement_counts, ADR
-    // 0129); only the period's own changes are read one by one. A day's 00:00 count is the
-    // count at the period's start plus the moves inside the period up to that day; summing
-    // those moves times the days they count for gives the mean in one pass.
+    // Each applied change moves the count by +1 (to active), -1 (from active) or 0. The moves
+    // before the period's first day come summed per day (entitlement_counts, ADR 0129); each
+    // day of the period comes summarised (net, highest running sum, 00:00 moves) and is
+    // extended by the changes after its summary (entitlement_day_peaks, ADR 0130), so a month
+    // reads about one row per day and the latest changes, however many it held.
     const [row] = await this.reporting.query<{
       at_start: number;
       at_end: number;
       peak_inside: number | null;
-      day_weighted_moves: number;
+      midnight_sum: number;
       records: number;
-      created_in_history: number;
+      created: number;
     }>(
       `WITH counts AS (
          SELECT coalesce(sum(count) FILTER (WHERE measure = 'moves' AND day < ($4::timestamptz AT TIME ZONE 'UTC')::date), 0) AS before,
                 coalesce(sum(count) FILTER (WHERE measure = 'records'), 0) AS records,
                 coalesce(sum(count) FILTER (WHERE measure = 'created'), 0) AS created
            FROM entitlement_counts WHERE partner_id = $1 AND environment = $2 AND product = $3
-       ), changes AS (
-         SELECT id, effective_at,
-                (new_status = 'active')::int - (old_status IS NOT DISTINCT FROM 'active')::int AS move
-           FROM entitlement_history
-          WHERE partner_id = $1 AND environment = $2 AND product = $3 AND NOT stale
-            AND effective_at >= ($4::timestamptz AT TIME ZONE 'UTC')::date::timestamp AT TIME ZONE 'UTC' AND effective_at < $5
-       ), counted AS (
-         SELECT effective_at, move, (SELECT before FROM counts) + sum(move) OVER (ORDER BY effective_at, id) AS active FROM changes
+       ), days AS (
+         SELECT day::date FROM generate_series(($4::timestamptz AT TIME ZONE 'UTC')::date,
+                                               (($5::timestamptz - interval '1 microsecond') AT TIME ZONE 'UTC')::date, interval '1 day') AS day
+       ), summaries AS (
+         SELECT d.day, s.net, s.peak, s.midnight
+           FROM days d,
+                LATERAL (SELECT ${daySummaryBase('$5::timestamptz')} FROM entitlement_day_peaks p
+                          WHERE p.partner_id = $1 AND p.environment = $2 AND p.product = $3 AND p.day = d.day) AS b,
+                LATERAL entitlement_day_summary($1, $2, $3, d.day, b.net, b.peak, b.midnight, b.through, $5) AS s
+       ), running AS (
+         SELECT day, peak, midnight, (SELECT before FROM counts) + coalesce(sum(net) OVER (ORDER BY day ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS at_day_start
+           FROM summaries
+       ), totals AS (
+         SELECT (SELECT before FROM counts) + coalesce(sum(net), 0) AS at_end FROM summaries
        )
-       SELECT
-         ((SELECT before FROM counts) + coalesce((SELECT sum(move) FROM counted WHERE effective_at <= $4), 0))::int AS at_start,
-         ((SELECT before FROM counts) + coalesce((SELECT sum(move) FROM counted), 0))::int AS at_end,
-         (SELECT max(active) FROM counted WHERE effective_at > $4)::int AS peak_inside,
-         coalesce((SELECT sum(moves * (SELECT count(*) FROM unnest($6::timestamptz[]) AS day WHERE day >= first_counted))
-                     -- Grouped by the first UTC midnight at or after each change (where it starts to count): one row per day, not per change.
-                     FROM (SELECT CASE WHEN effective_at = date_trunc('day', effective_at, 'UTC') THEN effective_at
-                                       ELSE date_trunc('day', effective_at, 'UTC') + interval '24 hours' END AS first_counted, sum(move) AS moves
-                             FROM counted WHERE effective_at > $4 GROUP BY 1) AS per_day), 0)::int AS day_weighted_moves,
-         (SELECT records FROM counts)::int AS records,
-         (SELECT created FROM counts)::int AS created_in_history`,
+       SELECT coalesce((SELECT at_day_start + midnight FROM running ORDER BY day LIMIT 1), (SELECT before FROM counts))::int AS at_start,
+              (SELECT at_end FROM totals)::int AS at_end,
+              (SELECT max(at_day_start + peak) FROM running)::int AS peak_inside,
+              -- A day start at until itself (now, at 00:00) counts what the period holds.
+              (SELECT sum(coalesce(r.at_day_start + r.midnight, (SELECT at_end FROM totals)))
+                 FROM unnest($6::timestamptz[]) AS start LEFT JOIN running r ON r.day = (start AT TIME ZONE 'UTC')::date)::float8 AS midnight_sum,
+              (SELECT records FROM counts)::int AS records,
+              (SELECT created FROM counts)::int AS created`,
       [tenant.partnerId, tenant.environment, product, from, until, dayStarts],
     );
     return {
       activeAtEnd: row.at_end,
       peakActive: Math.max(row.at_start, row.peak_inside ?? row.at_start),
-      averageDailyActive: row.at_start + row.day_weighted_moves / dayStarts.length,
-      historyComplete: row.created_in_history >= row.records,
+      averageDailyActive: row.midnight_sum / dayStarts.length,
+      historyComplete: row.created >= row.records,
     };
   }
 
