@@ -152,6 +152,7 @@ async function benchOnce(options: BenchOptions): Promise<{ exitCode: number; jso
     const webhookBacklog = await measureWebhookBacklog(database.url, serviceEnv, (options.quick ? 50_000 : 500_000) * options.scale);
     log(
       `bench: webhook claim behind ${webhookBacklog.backlog} due deliveries of one partner: ${webhookBacklog.claimMs.median} ms median, ${webhookBacklog.claimMs.p99} ms p99; ` +
+        `backlog gauges ${webhookBacklog.gaugesMs.median} ms median; ` +
         `another partner's event delivered in ${webhookBacklog.otherPartnerDeliveryMs.median} ms median, ${webhookBacklog.otherPartnerDeliveryMs.max} ms at most`,
     );
     const longPolls = await measureLongPolls(database.url, serviceEnv, 500, 5);

@@ -15,7 +15,7 @@ interface ResultFile {
     singleClient?: { service: { p99Ms: number } };
   }[];
   chapter_unlock_job?: { readers: number; due: number; runMs: number };
-  webhook_backlog?: { backlog: number; claimMs: { median: number; p99: number } };
+  webhook_backlog?: { backlog: number; claimMs: { median: number; p99: number }; gaugesMs?: { median: number; p99: number } };
 }
 
 export interface ScaleRow {
@@ -45,6 +45,7 @@ export function scaleRows(base: ResultFile, scaled: ResultFile): ScaleRow[] {
   add('chapter.unlocked job: ms per due reader', perDue(base.chapter_unlock_job), perDue(scaled.chapter_unlock_job));
   add('chapter.unlocked job: readers on the schedule', base.chapter_unlock_job?.readers, scaled.chapter_unlock_job?.readers);
   add('webhook claim behind the backlog: ms median', base.webhook_backlog?.claimMs.median, scaled.webhook_backlog?.claimMs.median);
+  add('webhook backlog gauges behind the backlog: ms median', base.webhook_backlog?.gaugesMs?.median, scaled.webhook_backlog?.gaugesMs?.median);
   add('webhook backlog: due deliveries', base.webhook_backlog?.backlog, scaled.webhook_backlog?.backlog);
   return rows;
 }

@@ -14,11 +14,14 @@ import type { Tenant } from '../src/shared/tenancy/tenant.js';
  * The webhook claim behind one partner's large backlog (DECISIONS 27, issue 25): `backlog`
  * due deliveries of partner A, then (1) the claim statement as the worker makes it, timed
  * over `claims` runs, and (2) how long partner B's new event takes to reach B's receiver
- * while the worker delivers A's backlog to a receiver that answers in 50 ms.
+ * while the worker delivers A's backlog to a receiver that answers in 50 ms; and the
+ * backlog gauges' read behind it.
  */
 export interface WebhookBacklogCheck {
   backlog: number;
   claimMs: { median: number; p99: number };
+  /** The backlog gauges' read (what a /metrics scrape refreshes every 15 s) behind the same backlog. */
+  gaugesMs: { median: number; p99: number };
   /** From B's event being due to B's receiver having it, each of `rounds` events. */
   otherPartnerDeliveryMs: { median: number; max: number };
 }
@@ -37,9 +40,9 @@ export async function measureWebhookBacklog(url: string, env: Record<string, str
   await db.connect();
   const [a, b] = await Promise.all([partner(db, 'bench backlog A'), partner(db, 'bench backlog B')]);
   try {
-    const claimMs = await timeClaims(config, url, a, b, slowReceiver.url, watchedReceiver.url, db, backlog);
+    const { claimMs, gaugesMs } = await timeClaims(config, url, a, b, slowReceiver.url, watchedReceiver.url, db, backlog);
     const otherPartnerDeliveryMs = await timeOtherPartnerDelivery(config, url, db, b, watchedReceiver);
-    return { backlog, claimMs, otherPartnerDeliveryMs };
+    return { backlog, claimMs, gaugesMs, otherPartnerDeliveryMs };
   } finally {
     for (const tenant of [a, b]) {
       await db.query(`DELETE FROM webhook_deliveries WHERE partner_id = $1`, [tenant.partnerId]);
@@ -52,7 +55,7 @@ export async function measureWebhookBacklog(url: string, env: Record<string, str
   }
 }
 
-/** Endpoints through the service's own rules, A's backlog by SQL, then the claim timed in a context with no worker. */
+/** Endpoints through the service's own rules, A's backlog by SQL, then the claim and the gauges timed in a context with no worker. */
 async function timeClaims(
   config: ReturnType<typeof loadConfig>,
   url: string,
@@ -62,7 +65,7 @@ async function timeClaims(
   watchedUrl: string,
   db: pg.Client,
   backlog: number,
-): Promise<WebhookBacklogCheck['claimMs']> {
+): Promise<Pick<WebhookBacklogCheck, 'claimMs' | 'gaugesMs'>> {
   const context = await NestFactory.createApplicationContext(AppModule.forRoot({ config, databaseUrl: url, metrics: new HttpMetrics() }), {
     logger: ['error'],
   });
@@ -75,7 +78,11 @@ async function timeClaims(
     await seedBacklog(db, b, endpointB.endpoint.id, 1);
     const repository = context.get(WebhookDeliveryRepository);
     const times: number[] = [];
+    const gaugeTimes: number[] = [];
     for (let i = 0; i < CLAIMS; i++) {
+      const read = performance.now();
+      await repository.backlog();
+      gaugeTimes.push(performance.now() - read);
       const started = performance.now();
       await repository.claimDue(64, config.webhookPartnerConcurrency, 20_000);
       times.push(performance.now() - started);
@@ -85,7 +92,7 @@ async function timeClaims(
         [a.partnerId, b.partnerId],
       );
     }
-    return { median: round(percentile(times, 0.5)), p99: round(percentile(times, 0.99)) };
+    return { claimMs: summary(times), gaugesMs: summary(gaugeTimes) };
   } finally {
     await context.close();
   }
@@ -177,3 +184,4 @@ function percentile(values: number[], p: number): number {
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
+const summary = (times: number[]) => ({ median: round(percentile(times, 0.5)), p99: round(percentile(times, 0.99)) });

@@ -15,7 +15,7 @@ it('reads the webhook backlog at most once however often it is scraped', async (
   const logged = jest.spyOn(t.app.get(DataSource).logger, 'logQuery');
   try {
     for (let i = 0; i < 20; i++) await scrape();
-    const backlogReads = logged.mock.calls.filter(([sql]) => /FROM webhook_deliveries WHERE status IN/.test(sql));
+    const backlogReads = logged.mock.calls.filter(([sql]) => /FROM webhook_delivery_counts/.test(sql));
     expect(backlogReads).toHaveLength(1);
   } finally {
     logged.mockRestore();

@@ -72,6 +72,14 @@ const REVIEWED: Record<string, string[]> = {
     'signedRows(columns, change)',
     'measures',
   ],
+  // Trigger bodies and triggers from constant column lists and conditions.
+  'src/database/migrations/1764100600000-webhook-delivery-counts.ts': [
+    "deltas('inserted')",
+    "deltas('deleted')",
+    "deltas('updated')",
+    "countTriggers('webhook_deliveries', 'webhook_delivery_count', null, 'OLD.status IS DISTINCT FROM NEW.status')",
+    "signedRows(['status'], change)",
+  ],
   // The summary function's move, the marking trigger bodies and triggers from constant column lists.
   'src/database/migrations/1764100500000-entitlement-day-peaks.ts': [
     'MOVE',

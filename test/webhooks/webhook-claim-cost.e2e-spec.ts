@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { CLAIM_SQL } from '../../src/modules/webhooks/infrastructure/typeorm-webhook-delivery.repository.js';
+import { BACKLOG_SQL, CLAIM_SQL } from '../../src/modules/webhooks/infrastructure/typeorm-webhook-delivery.repository.js';
+import { SignedCountFolding } from '../../src/shared/persistence/signed-counts.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { partnerWithEndpoint } from './webhook-test-kit.js';
 
@@ -63,4 +64,45 @@ it("reads about as much behind one partner's 40 000 due deliveries as behind 1 0
   const { rows } = await db.query<{ url: string }>(CLAIM_SQL, [64, 4, 20_000]);
   await db.query('ROLLBACK');
   expect(rows.map((row) => row.url).sort()).toEqual([...Array(4).fill('http://127.0.0.1:9/backlog'), 'http://127.0.0.1:9/other']);
+});
+
+/** The backlog gauges' figures, and what a scan of the deliveries says they must be (one transaction: one now()). */
+async function backlogFigures() {
+  await db.query('BEGIN');
+  const [read] = (await db.query<{ pending: string; failed: string; lag: number | null }>(BACKLOG_SQL)).rows;
+  const [scanned] = (
+    await db.query<{ pending: string; failed: string; lag: number | null }>(
+      `SELECT count(*) FILTER (WHERE status = 'pending') AS pending, count(*) FILTER (WHERE status = 'failed') AS failed,
+              EXTRACT(EPOCH FROM now() - min(next_attempt_at) FILTER (WHERE status = 'pending' AND next_attempt_at <= now())) AS lag
+         FROM webhook_deliveries`,
+    )
+  ).rows;
+  await db.query('COMMIT');
+  return { read, scanned };
+}
+
+it('gives the backlog gauges from counts that follow every insert, status change, deletion and fold, reading as much behind 40 000 as behind 1 000', async () => {
+  const expectTrue = async () => {
+    const { read, scanned } = await backlogFigures();
+    expect(read).toEqual(scanned);
+  };
+  const a = await partnerWithEndpoint(t, 'http://127.0.0.1:9/gauges-a');
+  const b = await partnerWithEndpoint(t, 'http://127.0.0.1:9/gauges-b');
+  await addDue(a.tenant.partnerId, a.endpoint.id, 1_000, 100_001);
+  await expectTrue();
+  const small = await buffersRead(BACKLOG_SQL, []);
+  await addDue(b.tenant.partnerId, b.endpoint.id, 39_000, 200_001);
+  await expectTrue();
+  const large = await buffersRead(BACKLOG_SQL, []);
+  expect({ small, large, flat: large <= small * 1.5 + 20 }).toEqual({ small, large, flat: true });
+
+  await db.query(`UPDATE webhook_deliveries SET status = 'delivered' WHERE endpoint_id = $1 AND id % 3 = 0`, [b.endpoint.id]);
+  await db.query(`UPDATE webhook_deliveries SET status = 'failed' WHERE endpoint_id = $1 AND id % 3 = 1`, [b.endpoint.id]);
+  await expectTrue();
+  await t.app.get(SignedCountFolding).foldAll();
+  await expectTrue();
+  // A deleted endpoint takes its deliveries with it (ON DELETE CASCADE).
+  await db.query(`DELETE FROM webhook_endpoints WHERE id = $1`, [b.endpoint.id]);
+  await expectTrue();
+  expect(Number((await backlogFigures()).read.failed)).toBe(0);
 });

@@ -17,6 +17,7 @@ import { TestClocks1764100200000 } from './1764100200000-test-clocks.js';
 import { EngagementDayCounts1764100300000 } from './1764100300000-engagement-day-counts.js';
 import { EntitlementCounts1764100400000 } from './1764100400000-entitlement-counts.js';
 import { EntitlementDayPeaks1764100500000 } from './1764100500000-entitlement-day-peaks.js';
+import { WebhookDeliveryCounts1764100600000 } from './1764100600000-webhook-delivery-counts.js';
 
 /** Every migration, in order of its timestamp. `npm run migration:generate` writes this file. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   EngagementDayCounts1764100300000,
   EntitlementCounts1764100400000,
   EntitlementDayPeaks1764100500000,
+  WebhookDeliveryCounts1764100600000,
 ];

@@ -21,6 +21,7 @@ import { PgEventArrivals } from './infrastructure/pg-event-arrivals.js';
 import { TypeOrmWebhookDeliveryRepository } from './infrastructure/typeorm-webhook-delivery.repository.js';
 import { TypeOrmWebhookEndpointRepository } from './infrastructure/typeorm-webhook-endpoint.repository.js';
 import { PgWebhookEventRepository } from './infrastructure/pg-webhook-event.repository.js';
+import { WEBHOOK_DELIVERY_COUNTS } from './infrastructure/webhook.entities.js';
 
 /**
  * Outbound events (contract 6, DECISIONS 16, 22): the outbox publisher other modules call,
@@ -29,6 +30,7 @@ import { PgWebhookEventRepository } from './infrastructure/pg-webhook-event.repo
 @Module({
   controllers: [WebhooksController, EventFeedController],
   providers: [
+    WEBHOOK_DELIVERY_COUNTS,
     { provide: WebhookEventRepository, useClass: PgWebhookEventRepository },
     { provide: WebhookEndpointRepository, useClass: TypeOrmWebhookEndpointRepository },
     { provide: WebhookDeliveryRepository, useClass: TypeOrmWebhookDeliveryRepository },

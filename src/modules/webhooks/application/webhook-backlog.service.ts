@@ -6,9 +6,9 @@ export const BACKLOG_REFRESH_MS = 15_000;
 
 /**
  * The delivery backlog for operators' gauges (DECISIONS 27: nothing a stranger can reach
- * costs work that grows with the data). The figures come from one read of the undelivered
- * rows' indexes, made at most every 15 s per replica: a scrape answers the last figures
- * and, when they are older, starts the next read without waiting for it.
+ * costs work that grows with the data). The figures come from one read of counts and of one
+ * index entry per tenant, made at most every 15 s per replica: a scrape answers the last
+ * figures and, when they are older, starts the next read without waiting for it.
  */
 @Injectable()
 export class WebhookBacklog {

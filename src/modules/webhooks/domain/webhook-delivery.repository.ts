@@ -78,7 +78,7 @@ export abstract class WebhookDeliveryRepository {
    * Nothing is recorded when the endpoint was deleted meanwhile.
    */
   abstract recordAttempt(claim: ClaimedDelivery, attempt: DeliveryAttempt, next: DeliveryState): Promise<void>;
-  /** The backlog, read from the indexes of undelivered rows only (delivered rows grow without bound). */
+  /** The backlog, read from counts and one index probe per tenant: never one row per delivery waiting. */
   abstract backlog(): Promise<BacklogFigures>;
   /** The endpoint's deliveries, newest first, each with its attempts in order. */
   abstract listForEndpoint(tenant: Tenant, endpointId: string, filter: { status?: DeliveryStatus; limit: number }): Promise<DeliveryRecord[]>;

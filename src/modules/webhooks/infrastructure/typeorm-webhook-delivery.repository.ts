@@ -15,6 +15,22 @@ import type { WebhookEventType } from '../domain/webhook-event.js';
 import type { DeliveryFailure } from '../domain/webhook-sender.js';
 import { WebhookDeliveryAttemptEntity } from './webhook.entities.js';
 
+/**
+ * The backlog gauges: the undelivered counts summed from their signed counts (ADR 0131), and
+ * the oldest due delivery as the earliest of each tenant's first due row (one index probe
+ * per tenant with an endpoint), so that neither grows with the deliveries waiting.
+ */
+export const BACKLOG_SQL = `
+  SELECT coalesce((SELECT sum(count) FROM webhook_delivery_counts WHERE status = 'pending'), 0) AS pending,
+         coalesce((SELECT sum(count) FROM webhook_delivery_counts WHERE status = 'failed'), 0) AS failed,
+         EXTRACT(EPOCH FROM now() - (
+           SELECT min(due.next_attempt_at)
+             FROM (SELECT DISTINCT partner_id, environment FROM webhook_endpoints) AS tenant,
+                  LATERAL (SELECT d.next_attempt_at FROM webhook_deliveries d
+                            WHERE d.partner_id = tenant.partner_id AND d.environment = tenant.environment
+                              AND d.status = 'pending' AND d.next_attempt_at <= now()
+                            ORDER BY d.next_attempt_at LIMIT 1) AS due)) AS lag`;
+
 interface ClaimedRow {
   id: string;
   claim_token: string;
@@ -188,11 +204,7 @@ export class TypeOrmWebhookDeliveryRepository extends WebhookDeliveryRepository 
   }
 
   async backlog(): Promise<BacklogFigures> {
-    const [row] = await this.db.query<{ pending: string; failed: string; lag: string | null }>(
-      `SELECT count(*) FILTER (WHERE status = 'pending') AS pending, count(*) FILTER (WHERE status = 'failed') AS failed,
-              EXTRACT(EPOCH FROM now() - min(next_attempt_at) FILTER (WHERE status = 'pending' AND next_attempt_at <= now())) AS lag
-       FROM webhook_deliveries WHERE status IN ('pending', 'failed')`,
-    );
+    const [row] = await this.db.query<{ pending: string; failed: string; lag: string | null }>(BACKLOG_SQL);
     return { pending: Number(row.pending), failed: Number(row.failed), oldestDueSeconds: Math.max(0, Number(row.lag ?? 0)) };
   }
 

@@ -1,4 +1,5 @@
 import { Check, Column, Entity, ForeignKey, Index, PrimaryColumn, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { signedCounts } from '../../../shared/persistence/signed-counts.js';
 
 // The schema is made by the migrations; these mappings mirror them exactly (names included)
 // so that generating a migration from the entities finds nothing to change.
@@ -94,6 +95,23 @@ export class WebhookDeliveryAttemptEntity {
   @Column('timestamptz', { name: 'attempted_at' }) attemptedAt: Date;
 }
 
+/**
+ * Signed counts of the undelivered deliveries by status, kept by triggers on the table above
+ * and folded by the signed-count job (migration 1764100600000, ADR 0131).
+ */
+@Entity('webhook_delivery_counts')
+@Index('webhook_delivery_counts_status', { synchronize: false })
+@Index('webhook_delivery_counts_unsettled', { synchronize: false })
+@Check('webhook_delivery_counts_status_check', `status IN ('pending', 'failed')`)
+export class WebhookDeliveryCountEntity {
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: string;
+  @Column('text') status: string;
+  @Column('bigint') count: string;
+  @Column('boolean', { default: false }) settled: boolean;
+}
+
+export const WEBHOOK_DELIVERY_COUNTS = signedCounts('webhook_delivery_counts', ['status']);
+
 export const WEBHOOK_ENTITIES = [
   PartnerEventSequenceEntity,
   WebhookEventEntity,
@@ -101,4 +119,5 @@ export const WEBHOOK_ENTITIES = [
   WebhookEndpointSecretEntity,
   WebhookDeliveryEntity,
   WebhookDeliveryAttemptEntity,
+  WebhookDeliveryCountEntity,
 ];
