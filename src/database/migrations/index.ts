@@ -18,6 +18,7 @@ import { EngagementDayCounts1764100300000 } from './1764100300000-engagement-day
 import { EntitlementCounts1764100400000 } from './1764100400000-entitlement-counts.js';
 import { EntitlementDayPeaks1764100500000 } from './1764100500000-entitlement-day-peaks.js';
 import { WebhookDeliveryCounts1764100600000 } from './1764100600000-webhook-delivery-counts.js';
+import { ProgressReportIndexes1764100700000 } from './1764100700000-progress-report-indexes.js';
 
 /** Every migration, in order of its timestamp. `npm run migration:generate` writes this file. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   EntitlementCounts1764100400000,
   EntitlementDayPeaks1764100500000,
   WebhookDeliveryCounts1764100600000,
+  ProgressReportIndexes1764100700000,
 ];

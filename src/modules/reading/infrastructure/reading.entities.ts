@@ -4,8 +4,6 @@ import { subscriberRows } from '../../../shared/persistence/subscriber-rows.js';
 // The schema is made by the migrations; this mapping mirrors it exactly (names included)
 // so that generating a migration from the entities finds nothing to change.
 @Entity('novel_progress')
-@Index('novel_progress_started', ['partnerId', 'environment', 'startedAt'])
-@Index('novel_progress_finished', ['partnerId', 'environment', 'finishedAt'], { where: 'finished_at IS NOT NULL' })
 export class NovelProgressEntity {
   @PrimaryColumn('uuid', { name: 'partner_id' }) partnerId: string;
   @PrimaryColumn('text') environment: string;
