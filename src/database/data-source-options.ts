@@ -1,5 +1,6 @@
 import type { DataSourceOptions } from 'typeorm';
 import { DEFAULT_POOL_SIZE } from '../config/app-config.js';
+import { statementTimeouts } from '../shared/persistence/statement-timeouts.js';
 import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
 
@@ -21,9 +22,18 @@ export function dataSourceOptions(url: string, poolSize = DEFAULT_POOL_SIZE): Da
       max: poolSize,
       connectionTimeoutMillis: 5000,
       idleTimeoutMillis: 30000,
-      // A query never waits forever on a lost server: the service answers 503 instead.
-      query_timeout: 30000,
+      ...statementTimeouts,
       application_name: 'partner-reading-listening-api',
     },
   };
+}
+
+/**
+ * The same database for the migrations: a migration over a large table, and a replica
+ * waiting for another's migrations, take as long as they take (a timeout there failed the
+ * start of every replica but the one migrating).
+ */
+export function migrationDataSourceOptions(options: DataSourceOptions): DataSourceOptions {
+  const { onConnect: _onConnect, query_timeout: _queryTimeout, ...extra } = (options as { extra?: Record<string, unknown> }).extra ?? {};
+  return { ...options, extra: { ...extra, max: 2 } } as DataSourceOptions;
 }

@@ -42,6 +42,10 @@ describe('database failures', () => {
       const answer = toApiError(Object.assign(new Error('deadlock detected'), { code }));
       expect([answer.status, answer.body.error, answer.headers['Retry-After']]).toEqual([503, 'temporarily_unavailable', '1']);
     }
+    // A statement the server stopped at its timeout, or a server gone silent: nothing was written either.
+    const cancelled = toApiError(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }));
+    expect([cancelled.status, cancelled.body.error, cancelled.headers['Retry-After']]).toEqual([503, 'temporarily_unavailable', '5']);
+    expect(toApiError(new Error('Query read timeout')).status).toBe(503);
     // Any other database error is still a bug of ours.
     expect(toApiError(Object.assign(new Error('syntax error'), { code: '42601' })).status).toBe(500);
   });

@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable, isTransientConflict } from '../persistence/database-errors.js';
+import { isDatabaseUnavailable, isStatementTimeout, isTransientConflict } from '../persistence/database-errors.js';
 import { ApiError } from './api-error.js';
 import { DomainError } from './domain-error.js';
 
@@ -42,6 +42,11 @@ export function toApiError(exception: unknown, request?: FastifyRequest): ApiErr
   if (isTransientConflict(exception)) {
     return new ApiError('temporarily_unavailable', 'A concurrent change of the same data interrupted this request; nothing was written. Retry it.', {
       'Retry-After': '1',
+    });
+  }
+  if (isStatementTimeout(exception)) {
+    return new ApiError('temporarily_unavailable', 'The request ran longer than the service allows and was stopped; nothing was written. Retry later.', {
+      'Retry-After': '5',
     });
   }
   const framework = exception as FrameworkError;

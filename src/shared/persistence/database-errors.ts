@@ -8,6 +8,12 @@ export function isTransientConflict(error: unknown): boolean {
   return code === '40P01' || code === '40001';
 }
 
+/** True when PostgreSQL cancelled a statement that ran past its timeout (57014): nothing was written. */
+export function isStatementTimeout(error: unknown): boolean {
+  const e = error as { code?: string; driverError?: { code?: string } } | undefined;
+  return (e?.code ?? e?.driverError?.code) === '57014';
+}
+
 /**
  * True for failures that mean "the database cannot be reached right now" rather than a
  * bug: refused or dropped connections, a server shutting down or starting up, a pool
@@ -24,7 +30,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
   // SQLSTATE class 08 (connection exception), 57P01-57P03 (shutdown, cannot connect now).
   if (/^08/.test(code) || /^57P0[1-3]$/.test(code)) return true;
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly/i.test(
+  // "Query read timeout": the server went silent past the statement timeout (a lost host).
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly|Query read timeout/i.test(
     e.message ?? '',
   );
 }

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { AppConfig } from '../../config/app-config.js';
 import { isDatabaseUnavailable } from './database-errors.js';
 import { Db } from './db.js';
+import { statementTimeouts } from './statement-timeouts.js';
 
 /** A report read on the standby may see the primary as it was at most this long ago. */
 export const STANDBY_STALENESS_BOUND_MS = 5_000;
@@ -48,6 +49,7 @@ export class ReportingDb implements OnApplicationBootstrap, OnApplicationShutdow
         max: STANDBY_POOL_SIZE,
         connectionTimeoutMillis: 2_000,
         application_name: 'partner-reading-listening-api:reports',
+        ...statementTimeouts,
       });
       // An idle client that loses its connection must not crash the process.
       this.standby.on('error', () => undefined);
