@@ -1,0 +1,140 @@
+import { DEFAULT_RULES, soakVerdict, type MinuteSample, type SoakRun, type TableReading } from '../../bench/soak-verdict.js';
+
+/**
+ * The soak's pass/fail rules (docs/performance.md, "Soak") on made-up minutes: a steady run
+ * passes, one stall passes, a sustained drift, an error or a table growing past its traffic
+ * fails.
+ */
+
+const table = (name: string, rows: number, changes: Partial<TableReading> = {}): TableReading => ({
+  table: name,
+  bytes: 8 * 1024 * 1024,
+  liveRows: rows,
+  deadRows: 0,
+  inserted: rows,
+  updated: 0,
+  deleted: 0,
+  ...changes,
+});
+
+interface MinuteShape {
+  p99?: number;
+  rss?: number;
+  responses?: number;
+  unexpected?: number;
+  /** Rows added to `activity` this minute. */
+  activityRows?: number;
+  positionsBytes?: number;
+  positionsDead?: number;
+}
+
+/** A run of minutes, each 6 000 PUTs (which may add one activity row each) and a steady service. */
+function run(shapes: MinuteShape[], webhooks = { emitted: 100, delivered: 100 }): SoakRun {
+  let activity = 1_000_000;
+  const minutes: MinuteSample[] = shapes.map((shape, i) => {
+    activity += shape.activityRows ?? 100;
+    return {
+      minute: i + 1,
+      endpoints: [
+        {
+          key: 'position-put',
+          label: 'PUT position',
+          responses: shape.responses ?? 6_000,
+          p99Ms: shape.p99 ?? 20,
+          unexpected: shape.unexpected ?? 0,
+          errors: 0,
+          skipped: 0,
+        },
+      ],
+      processes: [{ name: 'service', rssMb: shape.rss ?? 190 }],
+      tables: [
+        table('activity', activity),
+        table('positions', 10_000, { updated: 6_000 * (i + 1), deadRows: shape.positionsDead ?? 1_000, bytes: shape.positionsBytes ?? 8 * 1024 * 1024 }),
+      ],
+      webhooks: { received: 10, badSignatures: 0 },
+    };
+  });
+  return {
+    minutes,
+    tablesAtStart: [table('activity', 1_000_000), table('positions', 10_000)],
+    allowances: [
+      { table: 'activity', rowsPerRequest: { 'position-put': 1 } },
+      { table: 'positions', rowsPerRequest: {} },
+    ],
+    webhooks,
+  };
+}
+
+const steady = (n: number, shape: MinuteShape = {}) => Array.from({ length: n }, () => ({ ...shape }));
+
+describe('soak verdict', () => {
+  it('passes a steady run', () => {
+    const verdict = soakVerdict(run(steady(15)));
+    expect(verdict.failures).toEqual([]);
+    expect(verdict.passed).toBe(true);
+  });
+
+  it('passes one stall, even one that straddles two minutes', () => {
+    const shapes = steady(15);
+    shapes[3] = { p99: 1217 };
+    shapes[4] = { p99: 300 };
+    expect(soakVerdict(run(shapes)).passed).toBe(true);
+  });
+
+  it('fails a p99 that stays more than 15 % above minute 3', () => {
+    const shapes = steady(15).map((shape, i) => (i >= 9 ? { p99: 24 } : shape));
+    const verdict = soakVerdict(run(shapes));
+    expect(verdict.passed).toBe(false);
+    expect(verdict.failures).toEqual([
+      expect.stringMatching(/^p99 of PUT position drifted: over 23 ms \(minute 3: 20 ms\) in minutes 10: 24, 11: 24, 12: 24$/),
+    ]);
+  });
+
+  it('ignores a p99 within the floor of a few milliseconds', () => {
+    const shapes = steady(15, { p99: 4 }).map((shape, i) => (i >= 5 ? { p99: 5.5 } : shape));
+    expect(soakVerdict(run(shapes)).passed).toBe(true);
+  });
+
+  it('fails RSS that climbs', () => {
+    const shapes = steady(15).map((shape, i) => ({ ...shape, rss: 190 + i * 5 }));
+    const verdict = soakVerdict(run(shapes));
+    expect(verdict.failures).toEqual([expect.stringMatching(/^RSS of service drifted: over 230 MB \(minute 3: 200 MB\)/)]);
+  });
+
+  it('does not judge the p99 of a minute with too few answers', () => {
+    const shapes = steady(15, { responses: 15 }).map((shape, i) => (i >= 5 ? { ...shape, p99: 400 } : shape));
+    const verdict = soakVerdict(run(shapes));
+    expect(verdict.passed).toBe(true);
+    expect(verdict.notes).toEqual([expect.stringContaining(`fewer than ${DEFAULT_RULES.minResponsesForP99}: p99 not judged`)]);
+  });
+
+  it('says so when the run is too short to judge drift', () => {
+    const verdict = soakVerdict(run(steady(4)));
+    expect(verdict.passed).toBe(true);
+    expect(verdict.notes).toEqual([expect.stringContaining('RSS and p99 drift are not judged')]);
+  });
+
+  it('fails on any unexpected status', () => {
+    const shapes = steady(5);
+    shapes[1] = { unexpected: 1 };
+    expect(soakVerdict(run(shapes)).failures).toEqual(['minute 2: PUT position: 1 answers with an unexpected status']);
+  });
+
+  it('fails a table that gains more rows than the requests explain', () => {
+    const shapes = steady(5);
+    shapes[2] = { activityRows: 40_000 };
+    expect(soakVerdict(run(shapes)).failures).toEqual([expect.stringMatching(/^activity: 40400 rows added, the traffic explains at most 30000/)]);
+  });
+
+  it('fails dead rows that autovacuum does not keep down, and an update-only table that grows', () => {
+    const shapes = steady(6).map((shape, i) => (i >= 4 ? { positionsDead: 50_000, positionsBytes: 20 * 1024 * 1024 } : shape));
+    expect(soakVerdict(run(shapes)).failures).toEqual([
+      expect.stringMatching(/^positions: 50000 dead rows at minute 5, autovacuum should keep them under 14050$/),
+      expect.stringMatching(/^positions: 20 MB at the end against 8 MB at minute 3/),
+    ]);
+  });
+
+  it('fails when webhook events do not all arrive', () => {
+    expect(soakVerdict(run(steady(5), { emitted: 100, delivered: 99 })).failures).toEqual(['webhooks: 99 of the 100 events emitted reached the receiver']);
+  });
+});
