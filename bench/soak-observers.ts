@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
-import { ProcessSampler } from './servers.js';
+import { postgresCpuMs, ProcessSampler } from './servers.js';
 import type { TableAllowance, TableReading } from './soak-verdict.js';
 
 /**
@@ -55,9 +57,13 @@ const ACTIVITY = `
     FROM pg_stat_activity
    WHERE state = 'active' AND pid <> pg_backend_pid() AND query_start < clock_timestamp() - make_interval(secs => ${SLOW_MS / 1000})`;
 
-/** The statements that took the most time in a minute (pg_stat_statements): the jobs show here. */
+/** The statements that took the most time in a minute (pg_stat_statements), and the scheduled jobs' own statements by job. */
 const STATEMENTS = `
-  SELECT queryid::text AS id, left(regexp_replace(query, '\\s+', ' ', 'g'), 80) AS query, calls, total_exec_time AS ms
+  SELECT queryid::text AS id, left(regexp_replace(query, '\\s+', ' ', 'g'), 80) AS query, calls, total_exec_time AS ms,
+         CASE WHEN query LIKE '%WHERE NOT settled%' THEN 'signed-count folding'
+              WHEN query LIKE '%FROM chapter_unlock_schedule WHERE next_unlock_at <=%' THEN 'chapter unlocks'
+              WHEN query LIKE '%DELETE FROM rate_limit_buckets%' THEN 'rate-limit bucket purge'
+              WHEN query LIKE '%monthly_partitions_%' THEN 'partition maintenance' END AS job
     FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`;
 
 export interface TableMinute extends TableReading {
@@ -76,6 +82,8 @@ export interface BackgroundMinute {
   slowStatements: { what: string; ms: number }[];
   /** The statements that took most of the database's time this minute. */
   topStatements: { query: string; calls: number; ms: number }[];
+  /** The scheduled jobs' statements this minute: calls and ms by job (the service runs the jobs itself). */
+  jobs: Record<string, { calls: number; ms: number }>;
 }
 
 interface BackgroundReading {
@@ -84,7 +92,7 @@ interface BackgroundReading {
   buffersWritten: number;
   walBytes: number;
   walFpi: number;
-  statements: Map<string, { query: string; calls: number; ms: number }>;
+  statements: Map<string, { query: string; calls: number; ms: number; job: string | null }>;
 }
 
 /**
@@ -135,6 +143,15 @@ export class DatabaseObserver {
       .filter((s) => s.calls > 0)
       .sort((a, b) => b.ms - a.ms)
       .slice(0, 3);
+    const jobs: BackgroundMinute['jobs'] = {};
+    for (const [id, statement] of reading.statements) {
+      if (!statement.job) continue;
+      const calls = statement.calls - (before.statements.get(id)?.calls ?? 0);
+      if (calls === 0) continue;
+      const job = (jobs[statement.job] ??= { calls: 0, ms: 0 });
+      job.calls += calls;
+      job.ms = Math.round(job.ms + statement.ms - (before.statements.get(id)?.ms ?? 0));
+    }
     const background: BackgroundMinute = {
       loadAverage: Math.round(loadavg()[0] * 100) / 100,
       checkpoints: reading.checkpoints - before.checkpoints,
@@ -145,6 +162,7 @@ export class DatabaseObserver {
       autovacuumed,
       slowStatements: [...this.slow].map(([what, ms]) => ({ what, ms })).sort((a, b) => b.ms - a.ms),
       topStatements,
+      jobs,
     };
     this.slow = new Map();
     this.lastTables = tables;
@@ -175,10 +193,10 @@ export class DatabaseObserver {
     const {
       rows: [b],
     } = await this.client.query<Record<string, string>>(BACKGROUND);
-    const statements = new Map<string, { query: string; calls: number; ms: number }>();
+    const statements: BackgroundReading['statements'] = new Map();
     if (this.statementStats) {
-      for (const s of (await this.client.query<{ id: string; query: string; calls: string; ms: number }>(STATEMENTS)).rows) {
-        statements.set(s.id, { query: s.query, calls: Number(s.calls), ms: s.ms });
+      for (const s of (await this.client.query<{ id: string; query: string; calls: string; ms: number; job: string | null }>(STATEMENTS)).rows) {
+        statements.set(s.id, { query: s.query, calls: Number(s.calls), ms: s.ms, job: s.job });
       }
     }
     return {
@@ -236,5 +254,82 @@ export class ProcessObserver {
       sampler.start(1000);
       return { name, sampler };
     });
+  }
+}
+
+/**
+ * Who had the machine each minute, to tell a stall of the service from one of the machine:
+ * CPU of PostgreSQL and of every process that is not the soak's (other people's work on a
+ * shared machine), in % of one core, and the longest event-loop delay of the service (its
+ * Prometheus metrics, which prom-client resets at each scrape) and of the load generator.
+ */
+export interface MachineMinute {
+  postgresPercent: number | null;
+  /** Busy CPU of the whole machine less the service, the load generator and PostgreSQL. */
+  othersPercent: number | null;
+  serviceLoopDelayMs: { p99: number; max: number } | null;
+  loadLoopDelayMs: { p99: number; max: number };
+}
+
+export class MachineObserver {
+  private readonly loop = monitorEventLoopDelay({ resolution: 10 });
+  private last: { at: number; busyMs: number | null; postgresMs: number | null };
+
+  constructor(
+    private readonly postmasterPid: number | undefined,
+    private readonly metricsUrl: string,
+  ) {
+    this.loop.enable();
+    this.last = this.read();
+  }
+
+  /** The minute since the last call; `ownPercent` is the CPU of the service and the load generator. */
+  async minute(ownPercent: number): Promise<MachineMinute> {
+    const now = this.read();
+    const seconds = (now.at - this.last.at) / 1000;
+    const percent = (a: number | null, b: number | null) => (a === null || b === null ? null : Math.round((b - a) / seconds / 10));
+    const postgresPercent = percent(this.last.postgresMs, now.postgresMs);
+    const busyPercent = percent(this.last.busyMs, now.busyMs);
+    this.last = now;
+    const loadLoopDelayMs = { p99: Math.round(this.loop.percentile(99) / 1e6), max: Math.round(this.loop.max / 1e6) };
+    this.loop.reset();
+    return {
+      postgresPercent,
+      othersPercent: busyPercent === null || postgresPercent === null ? null : Math.max(0, busyPercent - ownPercent - postgresPercent),
+      serviceLoopDelayMs: await this.serviceLoopDelay(),
+      loadLoopDelayMs,
+    };
+  }
+
+  stop(): void {
+    this.loop.disable();
+  }
+
+  private read(): { at: number; busyMs: number | null; postgresMs: number | null } {
+    return { at: performance.now(), busyMs: machineBusyMs(), postgresMs: this.postmasterPid ? postgresCpuMs(this.postmasterPid) : null };
+  }
+
+  private async serviceLoopDelay(): Promise<MachineMinute['serviceLoopDelayMs']> {
+    try {
+      const text = await (await fetch(this.metricsUrl)).text();
+      const seconds = (name: string) => Number(new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(text)?.[1]);
+      const p99 = seconds('nodejs_eventloop_lag_p99_seconds');
+      const max = seconds('nodejs_eventloop_lag_max_seconds');
+      return Number.isFinite(p99) && Number.isFinite(max) ? { p99: Math.round(p99 * 1000), max: Math.round(max * 1000) } : null;
+    } catch {
+      return null;
+    }
+  }
+}
+
+/** CPU time all cores spent busy since boot (/proc/stat: all but idle and iowait), in ms. */
+function machineBusyMs(): number | null {
+  try {
+    const fields = /^cpu\s+(.*)$/m.exec(readFileSync('/proc/stat', 'utf8'))![1].split(/\s+/).map(Number);
+    const total = fields.slice(0, 8).reduce((a, b) => a + b, 0);
+    // Linux's USER_HZ is 100: ticks of 10 ms.
+    return (total - fields[3] - fields[4]) * 10;
+  } catch {
+    return null;
   }
 }

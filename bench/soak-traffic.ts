@@ -6,7 +6,7 @@ import { SCENARIOS, type Rotation, type Scenario } from './scenarios.js';
 
 /**
  * The soak's traffic: every bench scenario, plus choosing an ending (which emits
- * `novel.finished`, so webhooks flow), each at a fixed rate. Requests leave at even
+ * `novel.finished`, so webhooks flow), each at a fixed rate after a 30 s ramp. Requests leave at even
  * intervals whatever the answers do (an open loop: a slow answer does not delay the next
  * request, so queueing shows in the latency instead of hiding in a lower rate).
  * autocannon's `overallRate` is not used: it sends each connection's share of a second at
@@ -143,6 +143,17 @@ const SOCKETS = 16;
 /** In flight at most this many seconds of a scenario's requests (at least 32): beyond, the service has fallen behind. */
 const MAX_BACKLOG_SECONDS = 5;
 const TICK_MS = 5;
+/** The rates rise linearly from 0 over this long, so a cold service (JIT, pools) is not met with the full load at once. */
+const RAMP_SECONDS = 30;
+
+/**
+ * When request k of a scenario at `perSecond` is due, in ms from the start: the requests due
+ * by t are perSecond × t² / 2R during the ramp of R seconds, perSecond × (t − R / 2) after it.
+ */
+function dueAtMs(k: number, perSecond: number): number {
+  const seconds = k < (perSecond * RAMP_SECONDS) / 2 ? Math.sqrt((2 * k * RAMP_SECONDS) / perSecond) : k / perSecond + RAMP_SECONDS / 2;
+  return seconds * 1000;
+}
 
 class Paced {
   sent = 0;
@@ -196,15 +207,12 @@ export class FixedRateTraffic {
   private tick(): void {
     const elapsedMs = performance.now() - this.startedAt;
     for (const p of this.paced) {
-      // Request k is due at k / rate: at time t, those with k <= rate × t.
-      const due = Math.floor((p.perSecond * elapsedMs) / 1000) + 1;
       const maxInFlight = Math.max(32, p.perSecond * MAX_BACKLOG_SECONDS);
-      while (p.sent < due) {
-        // Latency counts from when the request was due, not from when the timer got to it.
-        const dueAt = this.startedAt + (p.sent * 1000) / p.perSecond;
+      for (let dueMs = dueAtMs(p.sent, p.perSecond); dueMs <= elapsedMs; dueMs = dueAtMs(p.sent, p.perSecond)) {
         const i = p.sent++;
         if (p.inFlight >= maxInFlight) p.minute.skipped += 1;
-        else this.send(p, i, dueAt);
+        // Latency counts from when the request was due, not from when the timer got to it.
+        else this.send(p, i, this.startedAt + dueMs);
       }
     }
   }

@@ -67,8 +67,13 @@ export interface SoakRun {
 }
 
 export interface VerdictRules {
-  /** The minute every later one is compared with: the first two warm up (JIT, caches, pools, first autovacuum). */
+  /**
+   * The minute every later one is compared with: the first two warm up (JIT, caches, pools,
+   * the first full-page writes). The drift baseline is the median of it and the
+   * `baselineSpan - 1` minutes after it, so that one lucky or unlucky minute does not set it.
+   */
   baselineMinute: number;
+  baselineSpan: number;
   /** Drift allowed over the baseline, as a fraction. */
   drift: number;
   /** A p99 must also exceed the baseline by this much to count as over (timer and scheduling noise of a shared 2-core machine). */
@@ -88,6 +93,7 @@ export interface VerdictRules {
 
 export const DEFAULT_RULES: VerdictRules = {
   baselineMinute: 3,
+  baselineSpan: 3,
   drift: 0.15,
   p99FloorMs: 2,
   minResponsesForP99: 100,
@@ -124,15 +130,18 @@ function errorFailures(minutes: readonly MinuteSample[], rules: VerdictRules): s
       if (e.errors > 0) failures.push(`minute ${sample.minute}: ${e.label}: ${e.errors} requests without an answer`);
     }
   }
+  // From the baseline minute on: a cold service may fall behind while it warms up.
   const totals = new Map<string, { label: string; sent: number; skipped: number }>();
-  for (const e of minutes.flatMap((m) => m.endpoints)) {
+  for (const e of minutes.filter((m) => m.minute >= rules.baselineMinute).flatMap((m) => m.endpoints)) {
     const total = totals.get(e.key) ?? { label: e.label, sent: 0, skipped: 0 };
     total.sent += e.responses + e.errors;
     total.skipped += e.skipped;
     totals.set(e.key, total);
   }
   for (const { label, sent, skipped } of totals.values()) {
-    if (skipped > rules.skippedFraction * (sent + skipped)) failures.push(`${label}: ${skipped} requests not sent on time (the service fell behind the rate)`);
+    if (skipped > rules.skippedFraction * (sent + skipped)) {
+      failures.push(`${label}: ${skipped} requests not sent on time from minute ${rules.baselineMinute} (the service fell behind the rate)`);
+    }
   }
   return failures;
 }
@@ -148,49 +157,41 @@ interface Series {
 }
 
 /**
- * RSS of each process and p99 of each endpoint against the baseline minute. A minute is over
- * when its figure exceeds the baseline by more than `drift` (and `p99FloorMs` for a p99). A
- * drift is `overInWindow` minutes over within `window` consecutive minutes: a single stall
- * (a checkpoint's sync, a burst of autovacuum on a machine shared with other work) makes one
- * minute over, or two when it straddles a minute's end, and passes; a figure that really
- * climbs stays over and fails within a few minutes of crossing the line.
+ * RSS of each process and p99 of each endpoint against their baseline: the median of minutes
+ * 3 to 5. A later minute is over when its figure exceeds the baseline by more than `drift`
+ * (and `p99FloorMs` for a p99); a drift is `overInWindow` minutes over within `window`
+ * consecutive minutes, i.e. the window's median over the line. One minute's p99 moves with
+ * any second of bad luck (a checkpoint and its full-page writes, a GC, other work on the
+ * machine): one or two stalled minutes in five pass; a figure that really climbs stays over
+ * and fails within a few minutes of crossing the line.
  */
 function driftFailures(minutes: readonly MinuteSample[], rules: VerdictRules, notes: string[]): string[] {
-  const base = minutes.find((m) => m.minute === rules.baselineMinute);
-  if (!base) {
-    notes.push(`no minute ${rules.baselineMinute}: RSS and p99 drift not judged`);
+  const first = rules.baselineMinute;
+  const last = first + rules.baselineSpan - 1;
+  const baseMinutes = minutes.filter((m) => m.minute >= first && m.minute <= last);
+  const later = minutes.filter((m) => m.minute > last);
+  const span = `minutes ${first}–${last}`;
+  if (baseMinutes.length < rules.baselineSpan || later.length < rules.overInWindow) {
+    notes.push(
+      `RSS and p99 drift are judged on ${span} and at least ${rules.overInWindow} minutes after them (runs of ${last + rules.overInWindow} minutes or more)`,
+    );
     return [];
   }
-  const later = minutes.filter((m) => m.minute > rules.baselineMinute);
-  if (later.length < rules.overInWindow) {
-    notes.push(
-      `${later.length} minute(s) after minute ${rules.baselineMinute}: a drift needs ${rules.overInWindow} minutes over, so RSS and p99 drift are not judged`,
-    );
-  }
   const series: Series[] = [];
-  for (const process of base.processes) {
-    series.push({
-      what: `RSS of ${process.name}`,
-      baseline: process.rssMb,
-      floor: 0,
-      unit: 'MB',
-      values: later.map((m) => ({ minute: m.minute, value: m.processes.find((p) => p.name === process.name)?.rssMb })),
-    });
+  const add = (what: string, unit: string, floor: number, value: (m: MinuteSample) => number | undefined, tooFew: string) => {
+    const base = baseMinutes.map(value);
+    if (base.some((v) => v === undefined)) return notes.push(tooFew);
+    series.push({ what, baseline: median(base as number[]), floor, unit, values: later.map((m) => ({ minute: m.minute, value: value(m) })) });
+  };
+  for (const { name } of baseMinutes[0].processes) {
+    add(`RSS of ${name}`, 'MB', 0, (m) => m.processes.find((p) => p.name === name)?.rssMb, `RSS of ${name}: not sampled in ${span}`);
   }
-  for (const endpoint of base.endpoints) {
-    const judged = (e: EndpointMinute | undefined) => (e && e.p99Ms !== null && e.responses >= rules.minResponsesForP99 ? e.p99Ms : undefined);
-    const baseline = judged(endpoint);
-    if (baseline === undefined) {
-      notes.push(`${endpoint.label}: ${endpoint.responses} answers in minute ${rules.baselineMinute}, fewer than ${rules.minResponsesForP99}: p99 not judged`);
-      continue;
-    }
-    series.push({
-      what: `p99 of ${endpoint.label}`,
-      baseline,
-      floor: rules.p99FloorMs,
-      unit: 'ms',
-      values: later.map((m) => ({ minute: m.minute, value: judged(m.endpoints.find((e) => e.key === endpoint.key)) })),
-    });
+  for (const { key, label } of baseMinutes[0].endpoints) {
+    const judged = (m: MinuteSample) => {
+      const e = m.endpoints.find((x) => x.key === key);
+      return e && e.p99Ms !== null && e.responses >= rules.minResponsesForP99 ? e.p99Ms : undefined;
+    };
+    add(`p99 of ${label}`, 'ms', rules.p99FloorMs, judged, `${label}: fewer than ${rules.minResponsesForP99} answers a minute in ${span}: p99 not judged`);
   }
   const failures: string[] = [];
   for (const s of series) {
@@ -201,13 +202,19 @@ function driftFailures(minutes: readonly MinuteSample[], rules: VerdictRules, no
       if (window.filter(Boolean).length >= rules.overInWindow) {
         const overMinutes = s.values.filter((_, i) => over[i] && i <= end && i > end - rules.window).map((v) => `${v.minute}: ${round(v.value!)}`);
         failures.push(
-          `${s.what} drifted: over ${round(limit)} ${s.unit} (minute ${rules.baselineMinute}: ${round(s.baseline)} ${s.unit}) in minutes ${overMinutes.join(', ')}`,
+          `${s.what} drifted: over ${round(limit)} ${s.unit} (median of ${span}: ${round(s.baseline)} ${s.unit}) in minutes ${overMinutes.join(', ')}`,
         );
         break;
       }
     }
   }
   return failures;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 /**

@@ -6,12 +6,21 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort } from '../src/shared/net/free-port.js';
 import { percentile } from './load.js';
 import { parseSoakOptions, type SoakOptions } from './options.js';
 import type { Rotation } from './scenarios.js';
 import { ROOT, withSeededService } from './service-setup.js';
-import { DatabaseObserver, ProcessObserver, TABLE_ALLOWANCES, type BackgroundMinute, type TableMinute } from './soak-observers.js';
-import { FINISH_SCENARIO, FixedRateTraffic, seedFinishers, soakRates, SOAK_SCENARIOS, type SoakRates } from './soak-traffic.js';
+import {
+  DatabaseObserver,
+  MachineObserver,
+  ProcessObserver,
+  TABLE_ALLOWANCES,
+  type BackgroundMinute,
+  type MachineMinute,
+  type TableMinute,
+} from './soak-observers.js';
+import { FINISH_SCENARIO, FixedRateTraffic, seedFinishers, soakRates, SOAK_SCENARIOS, type SoakRates, type TrafficMinute } from './soak-traffic.js';
 import { DEFAULT_RULES, soakVerdict, type EndpointMinute, type MinuteSample, type Verdict } from './soak-verdict.js';
 import { issueTokens } from './token-cache.js';
 import { WebhookReceiver } from './webhook-receiver.js';
@@ -28,6 +37,7 @@ interface SoakMinute extends MinuteSample {
   /** CPU of each process, in % of one core. */
   cpuPercent: Record<string, number>;
   background: BackgroundMinute;
+  machine: MachineMinute;
   statuses: Record<string, Record<string, number>>;
   /** p50 and the slowest answer of each endpoint, beside the judged p99. */
   latencyMs: Record<string, { p50: number; max: number }>;
@@ -45,8 +55,10 @@ async function main(): Promise<number> {
       .join(', ')}`,
   );
   const startedAt = new Date();
-  // Webhooks go to a receiver on loopback, over http.
-  return withSeededService(options.size, { WEBHOOK_ALLOW_INSECURE_URLS: 'true' }, async (setup) => {
+  // Webhooks go to a receiver on loopback, over http; the service's metrics to a port of their
+  // own (production turns them off), for its event-loop delay each minute.
+  const metricsPort = await freePort();
+  return withSeededService(options.size, { WEBHOOK_ALLOW_INSECURE_URLS: 'true', METRICS_PORT: String(metricsPort) }, async (setup) => {
     const { database, data } = setup;
     const finishers = Math.ceil((rates.perSecond[FINISH_SCENARIO.key] ?? 0) * options.minutes * 60 * 1.1) + 10;
     await seedFinishers(database.url, data.partnerId, data.novelIds, finishers);
@@ -74,6 +86,8 @@ async function main(): Promise<number> {
       { name: 'load', pid: process.pid },
     ]);
     setup.defer(async () => rss.stop());
+    const machine = new MachineObserver(database.postmasterPid, `http://127.0.0.1:${metricsPort}/metrics`);
+    setup.defer(async () => machine.stop());
 
     const traffic = new FixedRateTraffic(service.baseUrl, rates.perSecond, rotation);
     const trafficStart = Date.now();
@@ -82,13 +96,14 @@ async function main(): Promise<number> {
     const minutes: SoakMinute[] = [];
     for (let minute = 1; minute <= options.minutes; minute++) {
       await new Promise((resolve) => setTimeout(resolve, trafficStart + minute * 60_000 - Date.now()));
-      const sample = await observeMinute(minute, traffic, rss, receiver, observer);
+      const sample = await observeMinute(minute, traffic, rss, receiver, observer, machine);
       minutes.push(sample);
       console.log(minuteLine(sample));
     }
     await traffic.stop();
     clearInterval(refresh);
-    const finished = minutes.reduce((n, m) => n + (m.endpoints.find((e) => e.key === FINISH_SCENARIO.key)?.responses ?? 0), 0);
+    absorbTail(minutes.at(-1)!, traffic.takeMinute());
+    const finished = minutes.reduce((n, m) => n + (m.statuses[FINISH_SCENARIO.key]?.['200'] ?? 0), 0);
     const drainUntil = Date.now() + WEBHOOK_DRAIN_MS;
     while (receiver.totals().events < finished && Date.now() < drainUntil) await new Promise((resolve) => setTimeout(resolve, 250));
     const received = receiver.totals();
@@ -112,9 +127,11 @@ async function observeMinute(
   rss: ProcessObserver,
   receiver: WebhookReceiver,
   observer: DatabaseObserver,
+  machineObserver: MachineObserver,
 ): Promise<SoakMinute> {
   const answered = traffic.takeMinute();
   const processes = rss.minute();
+  const machine = await machineObserver.minute(processes.reduce((n, p) => n + p.cpuPercent, 0));
   const webhooks = receiver.takeMinute();
   const { tables, background } = await observer.minute();
   const endpoints: EndpointMinute[] = [];
@@ -151,10 +168,25 @@ async function observeMinute(
     webhooks,
     requestsPerSecond: Math.round(endpoints.reduce((n, e) => n + e.responses, 0) / 60),
     background,
+    machine,
     statuses,
     latencyMs,
     samples,
   };
+}
+
+/** The answers that arrived after the last minute (requests in flight when the traffic stopped) count in it, for errors and endings. */
+function absorbTail(last: SoakMinute, tail: Map<string, TrafficMinute>): void {
+  for (const endpoint of last.endpoints) {
+    const got = tail.get(endpoint.key);
+    if (!got) continue;
+    for (const [status, count] of Object.entries(got.statuses)) {
+      last.statuses[endpoint.key][status] = (last.statuses[endpoint.key][status] ?? 0) + count;
+      if (Number(status) < 200 || Number(status) >= 300) endpoint.unexpected += count;
+    }
+    endpoint.errors += got.errors;
+    last.samples.push(...got.samples);
+  }
 }
 
 function minuteLine(m: SoakMinute): string {
@@ -173,13 +205,20 @@ function minuteLine(m: SoakMinute): string {
     `  p99 ms (p50): ${m.endpoints.map((e) => `${e.key} ${e.p99Ms ?? '–'} (${m.latencyMs[e.key]?.p50 ?? '–'})`).join(', ')}`,
     `  tables: ${['playback_positions', 'reading_activity', 'webhook_deliveries', 'entitlement_counts', 'engagement_day_counts', 'stream_url_issues'].map(table).filter(Boolean).join(', ')}`,
     `  database: ${b.checkpoints} checkpoints (${b.checkpointMs} ms, ${b.buffersWritten} buffers), WAL ${b.walMb} MB (${b.walFullPageImages} full pages), ` +
-      `autovacuum ${b.autovacuumed.join(' ') || 'none'}, load ${b.loadAverage}` +
+      `autovacuum ${b.autovacuumed.join(' ') || 'none'}, jobs ${
+        Object.entries(b.jobs)
+          .map(([job, j]) => `${job} ${j.calls}× ${j.ms} ms`)
+          .join(', ') || 'none'
+      }, load ${b.loadAverage}` +
       (b.slowStatements.length
         ? `, slow: ${b.slowStatements
             .slice(0, 2)
             .map((s) => `${s.ms} ms ${s.what}`)
             .join('; ')}`
         : ''),
+    `  machine: CPU PostgreSQL ${m.machine.postgresPercent ?? '?'} %, other processes ${m.machine.othersPercent ?? '?'} %; ` +
+      `event-loop delay p99/max ms: service ${m.machine.serviceLoopDelayMs ? `${m.machine.serviceLoopDelayMs.p99}/${m.machine.serviceLoopDelayMs.max}` : '?'}, ` +
+      `load ${m.machine.loadLoopDelayMs.p99}/${m.machine.loadLoopDelayMs.max}`,
     ...m.samples.map((s) => `  unexpected: ${s}`),
   ].join('\n');
 }

@@ -22,6 +22,7 @@ interface MinuteShape {
   rss?: number;
   responses?: number;
   unexpected?: number;
+  skipped?: number;
   /** Rows added to `activity` this minute. */
   activityRows?: number;
   positionsBytes?: number;
@@ -43,7 +44,7 @@ function run(shapes: MinuteShape[], webhooks = { emitted: 100, delivered: 100 })
           p99Ms: shape.p99 ?? 20,
           unexpected: shape.unexpected ?? 0,
           errors: 0,
-          skipped: 0,
+          skipped: shape.skipped ?? 0,
         },
       ],
       processes: [{ name: 'service', rssMb: shape.rss ?? 190 }],
@@ -76,17 +77,23 @@ describe('soak verdict', () => {
 
   it('passes one stall, even one that straddles two minutes', () => {
     const shapes = steady(15);
-    shapes[3] = { p99: 1217 };
-    shapes[4] = { p99: 300 };
+    shapes[7] = { p99: 1217 };
+    shapes[8] = { p99: 300 };
     expect(soakVerdict(run(shapes)).passed).toBe(true);
   });
 
-  it('fails a p99 that stays more than 15 % above minute 3', () => {
+  it('takes the median of minutes 3 to 5 as the baseline, so one stalled minute does not set it', () => {
+    const shapes = steady(15).map((shape, i) => (i >= 9 ? { p99: 24 } : shape));
+    shapes[3] = { p99: 1217 };
+    expect(soakVerdict(run(shapes)).failures).toEqual([expect.stringContaining('(median of minutes 3–5: 20 ms)')]);
+  });
+
+  it('fails a p99 that stays more than 15 % above its baseline', () => {
     const shapes = steady(15).map((shape, i) => (i >= 9 ? { p99: 24 } : shape));
     const verdict = soakVerdict(run(shapes));
     expect(verdict.passed).toBe(false);
     expect(verdict.failures).toEqual([
-      expect.stringMatching(/^p99 of PUT position drifted: over 23 ms \(minute 3: 20 ms\) in minutes 10: 24, 11: 24, 12: 24$/),
+      expect.stringMatching(/^p99 of PUT position drifted: over 23 ms \(median of minutes 3–5: 20 ms\) in minutes 10: 24, 11: 24, 12: 24$/),
     ]);
   });
 
@@ -98,20 +105,31 @@ describe('soak verdict', () => {
   it('fails RSS that climbs', () => {
     const shapes = steady(15).map((shape, i) => ({ ...shape, rss: 190 + i * 5 }));
     const verdict = soakVerdict(run(shapes));
-    expect(verdict.failures).toEqual([expect.stringMatching(/^RSS of service drifted: over 230 MB \(minute 3: 200 MB\)/)]);
+    expect(verdict.failures).toEqual([
+      expect.stringMatching(/^RSS of service drifted: over 235.7 MB \(median of minutes 3–5: 205 MB\) in minutes 11: 240, 12: 245, 13: 250$/),
+    ]);
   });
 
   it('does not judge the p99 of a minute with too few answers', () => {
     const shapes = steady(15, { responses: 15 }).map((shape, i) => (i >= 5 ? { ...shape, p99: 400 } : shape));
     const verdict = soakVerdict(run(shapes));
     expect(verdict.passed).toBe(true);
-    expect(verdict.notes).toEqual([expect.stringContaining(`fewer than ${DEFAULT_RULES.minResponsesForP99}: p99 not judged`)]);
+    expect(verdict.notes).toEqual([`PUT position: fewer than ${DEFAULT_RULES.minResponsesForP99} answers a minute in minutes 3–5: p99 not judged`]);
   });
 
   it('says so when the run is too short to judge drift', () => {
-    const verdict = soakVerdict(run(steady(4)));
+    const verdict = soakVerdict(run(steady(7, { rss: 400 })));
     expect(verdict.passed).toBe(true);
-    expect(verdict.notes).toEqual([expect.stringContaining('RSS and p99 drift are not judged')]);
+    expect(verdict.notes).toEqual(['RSS and p99 drift are judged on minutes 3–5 and at least 3 minutes after them (runs of 8 minutes or more)']);
+  });
+
+  it('fails a service that falls behind the rate, once warm', () => {
+    const warmUp = steady(5);
+    warmUp[0] = { skipped: 5_000 };
+    expect(soakVerdict(run(warmUp)).passed).toBe(true);
+    const later = steady(5);
+    later[3] = { skipped: 500 };
+    expect(soakVerdict(run(later)).failures).toEqual(['PUT position: 500 requests not sent on time from minute 3 (the service fell behind the rate)']);
   });
 
   it('fails on any unexpected status', () => {
