@@ -289,7 +289,8 @@ export function combine(runs: RunFigures[]): ServerFigures {
   };
 }
 
-const percentile = (sorted: Float64Array, q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : NaN);
+/** The q-quantile of sorted latencies (NaN for none). */
+export const percentile = (sorted: Float64Array, q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : NaN);
 
 /**
  * Whether both servers gave the same answer to the same request: same status and the same

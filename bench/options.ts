@@ -58,24 +58,29 @@ const QUICK: DataSize = {
   tokensPerCredential: 2,
 };
 
-export function parseOptions(argv: readonly string[]): BenchOptions {
+/** `--name=value` and `--name` flags, refused when not in `known`; `number` reads a positive one. */
+function parseFlags(command: string, argv: readonly string[], known: readonly string[]) {
   const flags = new Map<string, string>();
   for (const arg of argv) {
     const match = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
-    if (!match) throw new Error(`bench: unknown argument "${arg}"`);
+    if (!match) throw new Error(`${command}: unknown argument "${arg}"`);
     flags.set(match[1], match[2] ?? 'true');
   }
-  const known = ['quick', 'profile', 'keep', 'only', 'duration', 'warmup', 'rounds', 'connections', 'scale'];
   const unknown = [...flags.keys()].filter((flag) => !known.includes(flag));
-  if (unknown.length > 0) throw new Error(`bench: unknown option --${unknown[0]} (known: ${known.map((k) => `--${k}`).join(' ')})`);
-  const quick = flags.get('quick') === 'true';
+  if (unknown.length > 0) throw new Error(`${command}: unknown option --${unknown[0]} (known: ${known.map((k) => `--${k}`).join(' ')})`);
   const number = (name: string, fallback: number) => {
     const raw = flags.get(name);
     if (raw === undefined) return fallback;
     const value = Number(raw);
-    if (!Number.isFinite(value) || value <= 0) throw new Error(`bench: --${name} must be a positive number`);
+    if (!Number.isFinite(value) || value <= 0) throw new Error(`${command}: --${name} must be a positive number`);
     return value;
   };
+  return { flags, number };
+}
+
+export function parseOptions(argv: readonly string[]): BenchOptions {
+  const { flags, number } = parseFlags('bench', argv, ['quick', 'profile', 'keep', 'only', 'duration', 'warmup', 'rounds', 'connections', 'scale']);
+  const quick = flags.get('quick') === 'true';
   return {
     quick,
     profile: flags.get('profile') === 'true',
@@ -109,4 +114,28 @@ export function scaledSize(size: DataSize, factor: number): DataSize {
     playbackPositions: size.playbackPositions * factor,
     activityRows: size.activityRows * factor,
   };
+}
+
+/** What one soak does: `npm run soak [-- --quick] [-- --minutes=N] [-- --rate-fraction=F] [-- --rate=key:N,key:N]`. */
+export interface SoakOptions {
+  quick: boolean;
+  size: DataSize;
+  minutes: number;
+  /** The share of the machine the traffic uses in all (each scenario an equal part of it). */
+  rateFraction: number;
+  /** Requests per second by scenario key, instead of the share. */
+  rates: Record<string, number>;
+}
+
+export function parseSoakOptions(argv: readonly string[]): SoakOptions {
+  const { flags, number } = parseFlags('soak', argv, ['quick', 'minutes', 'rate-fraction', 'rate']);
+  const quick = flags.get('quick') === 'true';
+  const rates: Record<string, number> = {};
+  for (const pair of flags.get('rate')?.split(',') ?? []) {
+    const [key, value] = pair.split(':').map((s) => s.trim());
+    const rate = Number(value);
+    if (!key || !Number.isFinite(rate) || rate < 0) throw new Error(`soak: --rate takes key:requests-per-second pairs, not "${pair}"`);
+    rates[key] = rate;
+  }
+  return { quick, size: quick ? QUICK : FULL, minutes: Math.round(number('minutes', 15)), rateFraction: number('rate-fraction', 0.5), rates };
 }

@@ -2,11 +2,8 @@
 // service and the bench first), then: own database → migrations (by starting the built
 // service) → seed → service, baseline and limit probes side by side → load the probes, each
 // hot endpoint, the probes again → report.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { freePort } from '../src/shared/net/free-port.js';
-import { createBenchDatabase } from './database.js';
 import { DatabaseMeter } from './database-meter.js';
 import { explainHotStatements } from './explain.js';
 import { attachLimits, LimitProbes } from './limits.js';
@@ -16,17 +13,15 @@ import { summariseProfiles } from './profile.js';
 import { writeReport } from './report.js';
 import { writeScaleReport } from './scale-report.js';
 import { SCENARIOS, type Rotation } from './scenarios.js';
-import { seed } from './seed.js';
-import { startServer, type RunningServer } from './servers.js';
+import { startServer } from './servers.js';
+import { ROOT, SERVER_SECRET, withSeededService } from './service-setup.js';
 import { statementsPerRequest, type SqlComparison } from './sql-check.js';
-import { checkTokenCache, issueToken } from './token-cache.js';
+import { checkTokenCache, issueTokens } from './token-cache.js';
 import { measureLongPolls } from './long-polls.js';
 import { measureUnlockJob } from './unlock-job.js';
 import { measureWebhookBacklog } from './webhook-backlog.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const log = (line: string) => process.stderr.write(`${line}\n`);
-const SERVER_SECRET = 'bench-server-secret-bench-server-secret-0123';
 /** Seconds of no load over which the database's background rate is measured (the unlock job runs every 30 s, webhook polling every second). */
 const IDLE_CALIBRATION_SECONDS = 10;
 
@@ -47,40 +42,9 @@ async function main(): Promise<number> {
  */
 async function benchOnce(options: BenchOptions): Promise<{ exitCode: number; json: string }> {
   const startedAt = new Date();
-  const dataDir = mkdtempSync(join(tmpdir(), 'prl-bench-data-'));
-  const database = await createBenchDatabase();
-  const servers: RunningServer[] = [];
-  let meter: DatabaseMeter | undefined;
-  const cleanup = async () => {
-    await meter?.close().catch(() => undefined);
-    for (const server of servers) await server.stop().catch(() => undefined);
-    await database.dispose().catch((error) => log(`bench: could not remove the database: ${error}`));
-    rmSync(dataDir, { recursive: true, force: true });
-  };
-  const interrupted = () => void cleanup().then(() => process.exit(130));
-  process.once('SIGINT', interrupted);
-  try {
-    const servicePort = await freePort();
-    // https: production requires it (DECISIONS 21); it only names the token issuer and stream URLs here.
-    const publicBaseUrl = `https://127.0.0.1:${servicePort}`;
+  return withSeededService(options.size, {}, async (setup) => {
+    const { database, data, serviceEnv, publicBaseUrl } = setup;
     const profileDir = join(ROOT, 'bench/results/profiles');
-    const serviceEnv = {
-      DATABASE_URL: database.url,
-      DATA_DIR: dataDir,
-      NODE_ENV: 'production',
-      SERVER_SECRET,
-      PUBLIC_BASE_URL: publicBaseUrl,
-      LOG_LEVEL: 'warn',
-      KEY_ACTIVATION_DELAY_SECONDS: '0',
-      // Many requests per credential per second: the bench measures work, not refusals.
-      RATE_LIMIT_RPS: '1000000',
-      RATE_LIMIT_BURST: '1000000',
-    };
-    log('bench: starting the service once to apply the migrations');
-    const migrating = await startServer({ name: 'service', script: join(ROOT, 'dist/src/main.js'), env: serviceEnv, port: servicePort });
-    await migrating.stop();
-
-    const data = await seed(database.url, options.size, SERVER_SECRET, dataDir, join(ROOT, 'catalog/demo/audio'));
     const plans = await explainHotStatements(database.url, data);
     for (const plan of plans) {
       log(
@@ -88,14 +52,7 @@ async function benchOnce(options: BenchOptions): Promise<{ exitCode: number; jso
       );
     }
 
-    const service = await startServer({
-      name: 'service',
-      script: join(ROOT, 'dist/src/main.js'),
-      env: serviceEnv,
-      port: servicePort,
-      nodeFlags: options.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
-    });
-    servers.push(service);
+    const service = await setup.startService(options.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
     const baseline = await startServer({
       name: 'baseline',
       script: join(ROOT, 'dist/bench/baseline/server.js'),
@@ -103,9 +60,9 @@ async function benchOnce(options: BenchOptions): Promise<{ exitCode: number; jso
       port: await freePort(),
       nodeFlags: options.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
     });
-    servers.push(baseline);
+    setup.defer(() => baseline.stop());
     log(`bench: service pid ${service.pid} at ${service.baseUrl}, baseline pid ${baseline.pid} at ${baseline.baseUrl}`);
-    const probes = await LimitProbes.start(ROOT, database.url, (server) => servers.push(server));
+    const probes = await LimitProbes.start(ROOT, database.url, (server) => setup.defer(() => server.stop()));
 
     if (options.keep) {
       log(`bench: --keep: DATABASE_URL=${database.url}`);
@@ -114,7 +71,8 @@ async function benchOnce(options: BenchOptions): Promise<{ exitCode: number; jso
       await new Promise(() => undefined);
     }
 
-    meter = await DatabaseMeter.open(database.url, database.statementStats, database.postmasterPid);
+    const meter = await DatabaseMeter.open(database.url, database.statementStats, database.postmasterPid);
+    setup.defer(() => meter.close());
     const databaseIdle = await meter.calibrateIdle(IDLE_CALIBRATION_SECONDS);
     log(
       `bench: database with no load: ${databaseIdle.statements?.toFixed(1)} statements/s, ${databaseIdle.cpuMs?.toFixed(1)} ms of PostgreSQL CPU/s ` +
@@ -145,7 +103,6 @@ async function benchOnce(options: BenchOptions): Promise<{ exitCode: number; jso
     await service.stop();
     await baseline.stop();
     await probes.stop();
-    servers.length = 0;
     const [readers, due] = (options.quick ? [100_000, 100] : [1_000_000, 1_000]).map((n) => n * options.scale);
     const unlockJob = await measureUnlockJob(database.url, serviceEnv, data.novelIds[0], readers, due);
     log(`bench: chapter.unlocked job over ${unlockJob.readers} readers with ${unlockJob.due} due: ${unlockJob.runMs} ms, ${unlockJob.announced} announced`);
@@ -196,19 +153,7 @@ async function benchOnce(options: BenchOptions): Promise<{ exitCode: number; jso
     const lowest = measured.reduce((a, b) => (b.ratio! < a.ratio! ? b : a));
     console.log(`bench: lowest ratio ${lowest.ratio!.toFixed(2)} (${lowest.label})`);
     return { exitCode: 0, json: written.json };
-  } finally {
-    process.off('SIGINT', interrupted);
-    await cleanup();
-  }
-}
-
-/** Fresh tokens for each endpoint's run (they live 600 s): tokensPerCredential per credential, all distinct. */
-async function issueTokens(baseUrl: string, credentials: Rotation['credentials'], perCredential: number): Promise<string[]> {
-  const tokens: string[] = [];
-  for (let round = 0; round < perCredential; round++) {
-    tokens.push(...(await Promise.all(credentials.map((credential) => issueToken(baseUrl, credential)))));
-  }
-  return tokens;
+  });
 }
 
 process.exitCode = await main().catch((error) => {

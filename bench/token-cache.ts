@@ -61,6 +61,15 @@ export async function issueToken(baseUrl: string, credential: BenchCredential): 
   return ((await response.json()) as { access_token: string }).access_token;
 }
 
+/** Fresh tokens (they live 600 s): perCredential per credential, all distinct. */
+export async function issueTokens(baseUrl: string, credentials: readonly BenchCredential[], perCredential: number): Promise<string[]> {
+  const tokens: string[] = [];
+  for (let round = 0; round < perCredential; round++) {
+    tokens.push(...(await Promise.all(credentials.map((credential) => issueToken(baseUrl, credential)))));
+  }
+  return tokens;
+}
+
 /** Main-thread CPU of the server per request, each token used once, CONCURRENCY at a time. */
 async function cpuPerRequest(service: RunningServer, tokens: readonly string[]): Promise<number> {
   const before = mainThreadCpuNs(service.pid);
