@@ -153,6 +153,9 @@ test('no input produces a 5xx, and every answer has a contract shape', async () 
         return;
       }
       if (response.statusCode === 204 || response.headers['content-type']?.toString().startsWith('text/plain')) return;
+      // An empty path value addresses another route (`/test-clocks/` is the list, not an id):
+      // its answer is checked above, not against this operation's schema.
+      if (path.endsWith('/') || path.includes('//')) return;
       const documented = operation.responses[String(response.statusCode)]?.content?.['application/json']?.schema;
       if (!documented) throw new Error(`undocumented success status: ${context}`);
       const problem = validate(documented, response.json());
