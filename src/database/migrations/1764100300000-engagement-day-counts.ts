@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Counts per UTC day behind the engagement report (issue 30, ADR 0129), so that a report
+ * Counts per UTC day behind the engagement report (ADR 0129), so that a report
  * reads a number of rows that grows with the days of its period, not with the readers.
  *
  * `engagement_day_counts` holds signed deltas; the figure of a key is the sum of its rows.

@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { countTriggers, signedRows, type Change } from './1764100300000-engagement-day-counts.js';
 
 /**
- * Signed counts behind billing usage (issue 30, ADR 0129), so that it reads a number of rows
+ * Signed counts behind billing usage (ADR 0129), so that it reads a number of rows
  * that grows with the days and the changes of its month, not with the partner's subscribers
  * and their whole history. Per partner, environment and product:
  *

@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { countTriggers, signedRows, type Change } from './1764100300000-engagement-day-counts.js';
 
 /**
- * Per-day summaries behind billing usage's peak and daily mean (issue 30, ADR 0130), so that
+ * Per-day summaries behind billing usage's peak and daily mean (ADR 0130), so that
  * a month reads about one row per day and the changes since the last summary, not every
  * change of the month.
  *

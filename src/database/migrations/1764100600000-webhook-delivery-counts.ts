@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { countTriggers, signedRows, type Change } from './1764100300000-engagement-day-counts.js';
 
 /**
- * Signed counts of undelivered webhook deliveries by status (issue 30, ADR 0131), so that
+ * Signed counts of undelivered webhook deliveries by status (ADR 0131), so that
  * the backlog gauges read a few rows, not one index entry per delivery waiting: behind a
  * backlog of millions that read cost every replica a second of PostgreSQL CPU every 15 s.
  * Delivered rows are not counted (nothing reads their number, and they grow without bound).

@@ -25,7 +25,7 @@ const RULES: Record<string, (constraints: unknown[], schema: Schema) => void> = 
 };
 
 /**
- * Request bodies as the service enforces them (issue 25): each body's schema gets the
+ * Request bodies as the service enforces them: each body's schema gets the
  * rules its DTO's class-validator decorators apply (patterns, lengths, bounds, enums,
  * array sizes) and `additionalProperties: false`, since the validation pipe refuses
  * unknown fields. Read from the same metadata the pipe runs, so the document cannot say
