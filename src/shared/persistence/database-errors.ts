@@ -1,17 +1,21 @@
+/** The SQLSTATE of a driver error, or of the one TypeORM wraps. */
+function sqlState(error: unknown): string | undefined {
+  const e = error as { code?: string; driverError?: { code?: string } } | undefined;
+  return e?.code ?? e?.driverError?.code;
+}
+
 /**
  * True when PostgreSQL aborted the transaction to break a deadlock (40P01) or a
  * serialisation conflict (40001): nothing was written, and the same request again succeeds.
  */
 export function isTransientConflict(error: unknown): boolean {
-  const e = error as { code?: string; driverError?: { code?: string } } | undefined;
-  const code = e?.code ?? e?.driverError?.code;
+  const code = sqlState(error);
   return code === '40P01' || code === '40001';
 }
 
 /** True when PostgreSQL cancelled a statement that ran past its timeout (57014): nothing was written. */
 export function isStatementTimeout(error: unknown): boolean {
-  const e = error as { code?: string; driverError?: { code?: string } } | undefined;
-  return (e?.code ?? e?.driverError?.code) === '57014';
+  return sqlState(error) === '57014';
 }
 
 /**

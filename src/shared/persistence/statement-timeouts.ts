@@ -1,7 +1,7 @@
 import type { ClientBase } from 'pg';
 
 /** The longest a request's, a report's or a job's statement may run. */
-export const STATEMENT_TIMEOUT_MS = 30_000;
+const STATEMENT_TIMEOUT_MS = 30_000;
 
 /**
  * pg pool options for the service's connections (pg-pool awaits `onConnect` before lending a client). PostgreSQL itself cancels a statement past
