@@ -148,7 +148,7 @@ export const SCENARIOS: readonly Scenario[] = [
     label: 'GET /platform/v1/billing-usage',
     connections: 4,
     singleClientRequests: 30,
-    // The month of the period's end: the current month, whose history the seed wrote.
-    request: (i, r) => get(`/platform/v1/billing-usage?product=${i % 2 ? 'audioapp' : 'kidsapp'}&period=${r.period.end.slice(0, 7)}`, bearer(r, i)),
+    // The month of the period's end: the current month, whose audioapp and textapp history the seed wrote.
+    request: (i, r) => get(`/platform/v1/billing-usage?product=${i % 2 ? 'audioapp' : 'textapp'}&period=${r.period.end.slice(0, 7)}`, bearer(r, i)),
   },
 ];

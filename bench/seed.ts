@@ -201,7 +201,9 @@ async function seedCatalog(db: pg.Client, size: DataSize, audio: BenchAudio): Pr
 
 /**
  * Subscriber n is `sub-0000n`: an active audioapp entitlement (a quarter with early access);
- * every third also textapp; every fifth is also a children's account (kidsapp).
+ * every third also textapp; every fifth is also a children's account (kidsapp). The first two
+ * take effect now (billing reads this month's history); kidsapp before the children's
+ * sessions, as an account is entitled before its children read (ADR 0133).
  */
 async function seedEntitlements(db: pg.Client, partnerId: string, size: DataSize): Promise<void> {
   await batched(`entitlements (${size.subscribers.toLocaleString('en')} subscribers)`, size.subscribers, 50_000, (from, to) =>
@@ -217,11 +219,13 @@ async function seedEntitlements(db: pg.Client, partnerId: string, size: DataSize
          SELECT format('sub-%s', lpad(s::text, 7, '0')), 'kidsapp', 'kids_standard'
            FROM generate_series($2::int, $3::int) AS s WHERE s % ${KIDS_ACCOUNT_EVERY} = 0),
        inserted AS (
-         INSERT INTO entitlements (partner_id, environment, subscriber_id, product, status, partner_plan, internal_plan)
-         SELECT $1, 'live', subscriber_id, product, 'active', plan, plan FROM rows
-         RETURNING subscriber_id, product, internal_plan)
-       INSERT INTO entitlement_history (partner_id, environment, subscriber_id, product, old_status, new_status, partner_plan, internal_plan, changed_by)
-       SELECT $1, 'live', subscriber_id, product, NULL, 'active', internal_plan, internal_plan, 'bench-seed' FROM inserted`,
+         INSERT INTO entitlements (partner_id, environment, subscriber_id, product, status, partner_plan, internal_plan, effective_at)
+         SELECT $1, 'live', subscriber_id, product, 'active', plan, plan,
+                CASE WHEN product = 'kidsapp' THEN now() - interval '${ACTIVITY_DAYS + 1} days' ELSE clock_timestamp() END
+           FROM rows
+         RETURNING subscriber_id, product, internal_plan, effective_at)
+       INSERT INTO entitlement_history (partner_id, environment, subscriber_id, product, old_status, new_status, partner_plan, internal_plan, changed_by, effective_at)
+       SELECT $1, 'live', subscriber_id, product, NULL, 'active', internal_plan, internal_plan, 'bench-seed', effective_at FROM inserted`,
       [partnerId, from, to],
     ),
   );

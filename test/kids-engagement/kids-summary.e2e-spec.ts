@@ -17,12 +17,14 @@ beforeAll(async () => {
 
 type Change = [account: string, status: 'active' | 'suspended' | 'canceled', at: string];
 
-/** Entitlement history as the platform would have written it over time. */
+/** Entitlement history as the platform would have written it over time (each account's changes in time order). */
 async function history(partner: IssuedCredential, changes: Change[], product = 'kidsapp', environment = 'live') {
   for (const [account, status, at] of changes) {
     await db.query(
       `INSERT INTO entitlement_history (partner_id, environment, subscriber_id, product, old_status, new_status, internal_plan, changed_by, changed_at, effective_at)
-       VALUES ($1, $2, $3, $4, NULL, $5, 'kids_standard', 'test', $6, $6)`,
+       VALUES ($1, $2, $3, $4, (SELECT new_status FROM entitlement_history WHERE partner_id = $1 AND environment = $2 AND subscriber_id = $3
+                                  AND product = $4 AND NOT stale ORDER BY effective_at DESC, id DESC LIMIT 1),
+               $5, 'kids_standard', 'test', $6, $6)`,
       [partner.partner_id, environment, account, product, status, at],
     );
   }

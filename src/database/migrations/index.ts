@@ -19,6 +19,7 @@ import { EntitlementCounts1764100400000 } from './1764100400000-entitlement-coun
 import { EntitlementDayPeaks1764100500000 } from './1764100500000-entitlement-day-peaks.js';
 import { WebhookDeliveryCounts1764100600000 } from './1764100600000-webhook-delivery-counts.js';
 import { ProgressReportIndexes1764100700000 } from './1764100700000-progress-report-indexes.js';
+import { KidsSummaryCounts1764100800000 } from './1764100800000-kids-summary-counts.js';
 
 /** Every migration, in order of its timestamp. `npm run migration:generate` writes this file. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   EntitlementDayPeaks1764100500000,
   WebhookDeliveryCounts1764100600000,
   ProgressReportIndexes1764100700000,
+  KidsSummaryCounts1764100800000,
 ];

@@ -4,12 +4,13 @@ import { KidsActivityImporter } from './application/kids-activity-importer.servi
 import { KidsEngagementService } from './application/kids-engagement.service.js';
 import { KidsActivityRepository } from './domain/kids-activity.repository.js';
 import { KidsEngagementController } from './http/kids-engagement.controller.js';
+import { KIDS_DAY_COUNTS } from './infrastructure/kids-engagement.entities.js';
 import { PgKidsActivityRepository } from './infrastructure/pg-kids-activity.repository.js';
 
 @Module({
   imports: [EntitlementsModule],
   controllers: [KidsEngagementController],
-  providers: [{ provide: KidsActivityRepository, useClass: PgKidsActivityRepository }, KidsEngagementService, KidsActivityImporter],
+  providers: [KIDS_DAY_COUNTS, { provide: KidsActivityRepository, useClass: PgKidsActivityRepository }, KidsEngagementService, KidsActivityImporter],
   exports: [KidsActivityImporter],
 })
 export class KidsEngagementModule {}

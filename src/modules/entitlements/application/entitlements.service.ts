@@ -129,14 +129,21 @@ export class EntitlementsService {
   }
 
   /**
-   * Subscribers whose entitlement to `product` was active at some instant of
-   * [from, until): active when the window opened, or activated inside it. Read from the
-   * history, so an entitlement canceled since still counts for the window it was active in.
-   * A query (one `subscriber_id` column) for a report to embed: the accounts never leave the
-   * database, however many there are.
+   * How many subscribers were entitled to `product` at some instant of [from, until) (whole
+   * UTC days): active when the window opened, or activated inside it. Read from the history,
+   * so an entitlement canceled since still counts for the window it was active in.
    */
-  subscribersActiveDuringQuery(tenant: Tenant, product: Product, from: Date, until: Date): SqlFragment {
-    return this.entitlements.subscribersActiveDuringQuery(tenant, product, from, until);
+  countActiveDuring(tenant: Tenant, product: Product, from: Date, until: Date): Promise<number> {
+    return this.entitlements.countActiveDuring(tenant, product, from, until);
+  }
+
+  /**
+   * Of the `candidates` (a query of one `subscriber_id` column), those entitled to `product`
+   * at some instant of [from, until): a query for a report to embed, so that the accounts
+   * never leave the database. It checks each candidate's history: for a few candidates.
+   */
+  subscribersActiveDuringAmong(tenant: Tenant, product: Product, from: Date, until: Date, candidates: SqlFragment): SqlFragment {
+    return this.entitlements.subscribersActiveDuringAmong(tenant, product, from, until, candidates);
   }
 
   /** Records the mapping and re-plans the entitlements carrying that plan name; returns how many. */

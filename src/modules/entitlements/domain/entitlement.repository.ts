@@ -38,6 +38,8 @@ export interface EntitlementChange {
 
 /** What the applied history says of a product's active entitlements over a period (DECISIONS 25). */
 export interface ActiveCountHistory {
+  /** Active at `from` (after the changes effective at that instant). */
+  activeAtStart: number;
   /** Active at `until`. */
   activeAtEnd: number;
   /** The most active at any instant of [from, until]. */
@@ -66,11 +68,16 @@ export abstract class EntitlementRepository {
   /** The active count through [from, until) from the applied history, sampled at `dayStarts` too. */
   abstract activeCountHistory(tenant: Tenant, product: Product, from: Date, until: Date, dayStarts: Date[]): Promise<ActiveCountHistory>;
   /**
-   * Subscribers whose entitlement to `product` was active at some instant of
-   * [from, until), according to the history of changes: a query of one `subscriber_id`
+   * How many subscribers were entitled to `product` at some instant of [from, until) (both
+   * UTC midnights), according to the applied history.
+   */
+  abstract countActiveDuring(tenant: Tenant, product: Product, from: Date, until: Date): Promise<number>;
+  /**
+   * Of the `candidates` (a query of one `subscriber_id` column), those entitled to `product`
+   * at some instant of [from, until), checked one by one: a query of one `subscriber_id`
    * column, for a report of another module to embed.
    */
-  abstract subscribersActiveDuringQuery(tenant: Tenant, product: Product, from: Date, until: Date): SqlFragment;
+  abstract subscribersActiveDuringAmong(tenant: Tenant, product: Product, from: Date, until: Date, candidates: SqlFragment): SqlFragment;
   /** The partner's mapping of one of its plan names, if any. */
   /** The subscriber's features as one row (`reading`, `audio`, `earlyAccess`), for a statement of another module to embed. */
   abstract featuresQuery(who: SubscriberKeySql): SqlFragment;

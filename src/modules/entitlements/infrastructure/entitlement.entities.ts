@@ -46,6 +46,11 @@ export class EntitlementHistoryEntity {
   @Column('timestamptz', { name: 'effective_at', default: () => 'clock_timestamp()' }) effectiveAt: Date;
   /** Older than the record's last change when it arrived: kept for the record, never applied. */
   @Column('boolean', { default: false }) stale: boolean;
+  /**
+   * On an applied change that makes the subscriber active, since when it was not
+   * (`-infinity`: never before); set by a trigger (migration 1764100800000, ADR 0133).
+   */
+  @Column('timestamptz', { name: 'inactive_since', nullable: true }) inactiveSince: Date | null;
 }
 
 @Entity('plan_mappings')
@@ -98,9 +103,43 @@ export class EntitlementDayPeakEntity {
   @Column('timestamptz', { nullable: true }) through: Date | null;
 }
 
-export const ENTITLEMENT_ENTITIES = [EntitlementEntity, EntitlementHistoryEntity, PlanMappingEntity, EntitlementCountEntity, EntitlementDayPeakEntity];
+/**
+ * Activations (a change that makes a subscriber active) per day and the day since which the
+ * subscriber was not active, behind the children's summary (migration 1764100800000, ADR 0133).
+ */
+@Entity('entitlement_activation_counts')
+@Index('entitlement_activation_counts_period', { synchronize: false })
+@Index('entitlement_activation_counts_unsettled', { synchronize: false })
+export class EntitlementActivationCountEntity {
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: string;
+  @Column('uuid', { name: 'partner_id' }) partnerId: string;
+  @Column('text') environment: string;
+  @Column('text') product: string;
+  @Column('date') day: string;
+  @Column('boolean', { name: 'at_midnight' }) atMidnight: boolean;
+  @Column('date', { name: 'since_day' }) sinceDay: string;
+  @Column('bigint') count: string;
+  @Column('boolean', { default: false }) settled: boolean;
+}
+
+export const ENTITLEMENT_ENTITIES = [
+  EntitlementEntity,
+  EntitlementHistoryEntity,
+  PlanMappingEntity,
+  EntitlementCountEntity,
+  EntitlementDayPeakEntity,
+  EntitlementActivationCountEntity,
+];
 
 export const ENTITLEMENT_COUNTS = signedCounts('entitlement_counts', ['partner_id', 'environment', 'product', 'measure', 'day']);
+export const ENTITLEMENT_ACTIVATION_COUNTS = signedCounts('entitlement_activation_counts', [
+  'partner_id',
+  'environment',
+  'product',
+  'day',
+  'at_midnight',
+  'since_day',
+]);
 
 /** The subscriber's rows in these tables, for a clean slate (a test clock deleted). */
 export const ENTITLEMENT_SUBSCRIBER_ROWS = subscriberRows('entitlements', ['entitlements', 'entitlement_history']);

@@ -20,6 +20,8 @@ import type { InternalPlan, Product } from '../domain/plans.js';
 import { daySummaryBase } from './entitlement-day-peaks.js';
 import { EntitlementEntity, EntitlementHistoryEntity, PlanMappingEntity } from './entitlement.entities.js';
 
+const DAY_MS = 86_400_000;
+
 const keyColumns = (key: EntitlementKey) => ({
   partnerId: key.tenant.partnerId,
   environment: key.tenant.environment,
@@ -163,6 +165,7 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
       [tenant.partnerId, tenant.environment, product, from, until, dayStarts],
     );
     return {
+      activeAtStart: row.at_start,
       activeAtEnd: row.at_end,
       peakActive: Math.max(row.at_start, row.peak_inside ?? row.at_start),
       averageDailyActive: row.midnight_sum / dayStarts.length,
@@ -170,21 +173,31 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
     };
   }
 
-  subscribersActiveDuringQuery(tenant: Tenant, product: Product, from: Date, until: Date): SqlFragment {
+  async countActiveDuring(tenant: Tenant, product: Product, from: Date, until: Date): Promise<number> {
+    // Active at some instant of [from, until) = active at `from`, or not active then and
+    // activated inside: each such subscriber has exactly one activation in (from, until)
+    // whose inactive run began at or before `from` (migration 1764100800000, ADR 0133).
+    if (from.getTime() % DAY_MS !== 0 || until.getTime() % DAY_MS !== 0) throw new Error('countActiveDuring counts whole UTC days');
+    const { activeAtStart } = await this.activeCountHistory(tenant, product, from, until, [from]);
+    const [row] = await this.reporting.query<{ activated: number }>(
+      `SELECT coalesce(sum(count), 0)::int AS activated FROM entitlement_activation_counts
+        WHERE partner_id = $1 AND environment = $2 AND product = $3
+          AND day >= $4::date AND day < $5::date AND since_day <= $4::date AND NOT (day = $4::date AND at_midnight)`,
+      [tenant.partnerId, tenant.environment, product, from.toISOString().slice(0, 10), until.toISOString().slice(0, 10)],
+    );
+    return activeAtStart + row.activated;
+  }
+
+  subscribersActiveDuringAmong(tenant: Tenant, product: Product, from: Date, until: Date, candidates: SqlFragment): SqlFragment {
     // Active at some instant of [from, until) means: active at `from` (the last applied
     // change effective at or before it made it active), or made active by an applied change
     // effective inside the window. Stale writes changed nothing and are left out.
-    const scope = sql`partner_id = ${tenant.partnerId} AND environment = ${tenant.environment} AND product = ${product} AND NOT stale`;
-    return sql`SELECT subscriber_id FROM (
-         SELECT DISTINCT ON (subscriber_id) subscriber_id, new_status
-         FROM entitlement_history
-         WHERE ${scope} AND effective_at <= ${from}
-         ORDER BY subscriber_id, effective_at DESC, id DESC
-       ) AS at_start
-       WHERE new_status = 'active'
-       UNION
-       SELECT subscriber_id FROM entitlement_history
-       WHERE ${scope} AND new_status = 'active' AND effective_at > ${from} AND effective_at < ${until}`;
+    const history = sql`entitlement_history h WHERE h.partner_id = ${tenant.partnerId} AND h.environment = ${tenant.environment}
+      AND h.subscriber_id = c.subscriber_id AND h.product = ${product} AND NOT h.stale`;
+    return sql`SELECT c.subscriber_id FROM (${candidates}) AS c (subscriber_id)
+       WHERE coalesce((SELECT h.new_status = 'active' FROM ${history} AND h.effective_at <= ${from}
+                        ORDER BY h.effective_at DESC, h.id DESC LIMIT 1), false)
+          OR EXISTS (SELECT FROM ${history} AND h.new_status = 'active' AND h.effective_at > ${from} AND h.effective_at < ${until})`;
   }
 
   featuresQuery(who: SubscriberKeySql): SqlFragment {

@@ -3,7 +3,7 @@ import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import type { ReportingWindow } from '../../analytics/index.js';
 import { EntitlementsService } from '../../entitlements/index.js';
 import { KidsActivityRepository } from '../domain/kids-activity.repository.js';
-import { kidsEngagementSummary, type KidsEngagementSummary } from '../domain/kids-engagement-summary.js';
+import { kidsEngagementSummary, MIN_SAMPLE_THRESHOLD, type KidsEngagementMeasures, type KidsEngagementSummary } from '../domain/kids-engagement-summary.js';
 
 /** The children's engagement summary (contract 4.3, DECISIONS 15). */
 @Injectable()
@@ -14,9 +14,24 @@ export class KidsEngagementService {
   ) {}
 
   async summary(tenant: Tenant, window: ReportingWindow): Promise<KidsEngagementSummary> {
-    // The accounts stay inside the service: they only select whose activity counts. The
-    // partner writes the entitlements, so only the activity of entitled accounts is counted.
-    const accounts = this.entitlements.subscribersActiveDuringQuery(tenant, 'kidsapp', window.from, window.until);
-    return kidsEngagementSummary(window, await this.activities.totals(tenant, window, accounts), new Date());
+    return kidsEngagementSummary(window, await this.measures(tenant, window), new Date());
+  }
+
+  /**
+   * The partner's figures of the window. The partner writes the entitlements, so only the
+   * activity of accounts entitled in the window counts; the accounts stay in the database.
+   */
+  async measures(tenant: Tenant, window: ReportingWindow): Promise<KidsEngagementMeasures> {
+    const { from, until } = window;
+    const [activeAccounts, totals] = await Promise.all([
+      this.entitlements.countActiveDuring(tenant, 'kidsapp', from, until),
+      this.activities.totals(
+        tenant,
+        window,
+        (candidates) => this.entitlements.subscribersActiveDuringAmong(tenant, 'kidsapp', from, until, candidates),
+        MIN_SAMPLE_THRESHOLD,
+      ),
+    ]);
+    return { activeAccounts, ...totals };
   }
 }

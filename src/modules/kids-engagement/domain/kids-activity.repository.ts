@@ -9,22 +9,27 @@ export interface ImportCounts {
   updated: number;
 }
 
+/** The activity figures of a window, of the accounts entitled at some instant of it. */
 export interface KidsActivityTotals {
-  /** Accounts entitled at some instant of the window. */
-  activeAccounts: number;
+  /** Accounts with activity: exact below the `enough` asked for, at least `enough` otherwise. */
   accountsWithActivity: number;
   storiesCompleted: number;
   minutesRead: number;
 }
+
+/** Of the candidates (a query of one `subscriber_id` column), those entitled during the window. */
+export type EntitledAmong = (candidates: SqlFragment) => SqlFragment;
 
 /** Children's reading sessions. Reads return partner-wide aggregates only. */
 export abstract class KidsActivityRepository {
   /** Stores a batch; a record whose key exists replaces it, and within a batch the last wins. */
   abstract upsert(tenant: Tenant, records: readonly KidsActivityRecord[]): Promise<ImportCounts>;
   /**
-   * Sessions in the window of the `accounts` (a query of one `subscriber_id` column) only:
-   * how many accounts, those among them with activity, the sessions completed (by
-   * `completed_at`) and their minutes (by `occurred_at`). One statement.
+   * The sessions completed (by `completed_at`) in the window and the minutes (by
+   * `occurred_at`) of the accounts entitled at some instant of it, and how many of those
+   * accounts had activity, counted up to `enough`. A session whose account was entitled at
+   * its own instant counts without asking; the others are checked with `entitledAmong`.
+   * One statement.
    */
-  abstract totals(tenant: Tenant, window: ReportingWindow, accounts: SqlFragment): Promise<KidsActivityTotals>;
+  abstract totals(tenant: Tenant, window: ReportingWindow, entitledAmong: EntitledAmong, enough: number): Promise<KidsActivityTotals>;
 }

@@ -10,8 +10,9 @@ export const MIN_SAMPLE_THRESHOLD = 30;
 export interface KidsEngagementMeasures {
   activeAccounts: number;
   /**
-   * Active accounts with children's activity in the period. The partner writes its own
-   * entitlements, so the active count alone could be inflated around one real child.
+   * Active accounts with children's activity in the period, counted up to the threshold (only
+   * whether it is reached matters). The partner writes its own entitlements, so the active
+   * count alone could be inflated around one real child.
    */
   accountsWithActivity: number;
   storiesCompleted: number;

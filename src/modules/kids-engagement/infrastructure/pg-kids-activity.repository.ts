@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../../shared/persistence/db.js';
 import { ReportingDb } from '../../../shared/persistence/reporting-db.js';
-import { defineStatement, sql, type SqlFragment } from '../../../shared/persistence/sql.js';
+import { defineStatement, sql } from '../../../shared/persistence/sql.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import type { ReportingWindow } from '../../analytics/index.js';
 import { UnknownPartnerError } from '../../identity/index.js';
 import type { KidsActivityRecord } from '../domain/kids-activity.js';
-import { KidsActivityRepository, type ImportCounts, type KidsActivityTotals } from '../domain/kids-activity.repository.js';
+import { KidsActivityRepository, type EntitledAmong, type ImportCounts, type KidsActivityTotals } from '../domain/kids-activity.repository.js';
 
 const FOREIGN_KEY_VIOLATION = '23503';
 
@@ -55,19 +55,47 @@ export class PgKidsActivityRepository extends KidsActivityRepository {
     }
   }
 
-  async totals(tenant: Tenant, window: ReportingWindow, accounts: SqlFragment): Promise<KidsActivityTotals> {
-    // A session belongs to the window when it happened or was completed in it.
-    // Built per call: the window's instants and the accounts' query are values of this report.
+  async totals(tenant: Tenant, window: ReportingWindow, entitledAmong: EntitledAmong, enough: number): Promise<KidsActivityTotals> {
+    // ADR 0133: the sessions of accounts entitled at their own instant come summed per day;
+    // the others are read one by one and their accounts checked against the window. The
+    // accounts with activity are walked in time order until `enough` distinct ones.
+    const tenantIs = sql`partner_id = ${tenant.partnerId} AND environment = ${tenant.environment}`;
+    const { from, until } = window;
     const statement = defineStatement(
       [],
-      () => sql`WITH accounts AS (${accounts})
-        SELECT (SELECT count(*) FROM accounts)::int AS "activeAccounts",
-               count(DISTINCT k.account_id)::int AS "accountsWithActivity",
-               count(*) FILTER (WHERE k.completed_at >= ${window.from} AND k.completed_at < ${window.until})::int AS "storiesCompleted",
-               coalesce(sum(k.minutes) FILTER (WHERE k.occurred_at >= ${window.from} AND k.occurred_at < ${window.until}), 0)::float8 AS "minutesRead"
-          FROM kids_activity k JOIN accounts a ON a.subscriber_id = k.account_id
-         WHERE k.partner_id = ${tenant.partnerId} AND k.environment = ${tenant.environment}
-           AND ((k.occurred_at >= ${window.from} AND k.occurred_at < ${window.until}) OR (k.completed_at >= ${window.from} AND k.completed_at < ${window.until}))`,
+      () => sql`WITH RECURSIVE marked AS (
+          SELECT coalesce(sum(count) FILTER (WHERE measure = 'minutes'), 0) AS minutes,
+                 coalesce(sum(count) FILTER (WHERE measure = 'completions'), 0) AS completions
+            FROM kids_day_counts
+           WHERE ${tenantIs} AND day >= (${from}::timestamptz AT TIME ZONE 'UTC')::date AND day < (${until}::timestamptz AT TIME ZONE 'UTC')::date
+        ), unmarked AS MATERIALIZED (
+          SELECT account_id, minutes, 0 AS completions FROM kids_activity
+           WHERE ${tenantIs} AND NOT entitled_at_occurrence AND occurred_at >= ${from} AND occurred_at < ${until}
+          UNION ALL
+          SELECT account_id, 0, 1 FROM kids_activity
+           WHERE ${tenantIs} AND completed_at IS NOT NULL AND NOT entitled_at_completion AND completed_at >= ${from} AND completed_at < ${until}
+        ), entitled AS (${entitledAmong(sql`SELECT DISTINCT account_id FROM unmarked`)}
+        ), counted AS (
+          SELECT u.account_id, u.minutes, u.completions FROM unmarked u JOIN entitled e ON e.subscriber_id = u.account_id
+        ), walk (accounts, at) AS (
+          SELECT ARRAY[]::text[], ${from}::timestamptz
+          UNION ALL
+          SELECT w.accounts || n.account_id, n.at FROM walk w CROSS JOIN LATERAL (
+            (SELECT account_id, occurred_at AS at FROM kids_activity
+              WHERE ${tenantIs} AND entitled_at_occurrence AND occurred_at >= w.at AND occurred_at < ${until} AND account_id <> ALL (w.accounts)
+              ORDER BY occurred_at LIMIT 1)
+            UNION ALL
+            (SELECT account_id, completed_at FROM kids_activity
+              WHERE ${tenantIs} AND entitled_at_completion AND completed_at >= w.at AND completed_at < ${until} AND account_id <> ALL (w.accounts)
+              ORDER BY completed_at LIMIT 1)
+            ORDER BY at LIMIT 1) AS n
+           WHERE cardinality(w.accounts) < ${enough}
+        ), walked AS (
+          SELECT accounts FROM walk ORDER BY cardinality(accounts) DESC LIMIT 1
+        )
+        SELECT (SELECT count(*) FROM (SELECT unnest(accounts) FROM walked UNION SELECT account_id FROM counted) AS active)::int AS "accountsWithActivity",
+               ((SELECT completions FROM marked) + (SELECT coalesce(sum(completions), 0) FROM counted))::int AS "storiesCompleted",
+               ((SELECT minutes FROM marked) + (SELECT coalesce(sum(minutes), 0) FROM counted))::float8 AS "minutesRead"`,
     );
     const [row] = await this.reporting.query<KidsActivityTotals>(statement.text, statement.bind({}));
     return row;
