@@ -414,4 +414,26 @@ describe("children's summary measures", () => {
     await apply(run, { kind: 'fold' });
     expect(await mismatches(run.tenant, checked)).toEqual([]);
   });
+
+  it('count once an account that left before the window opened and came back inside it', async () => {
+    const run = await newRun();
+    const day = (n: number) => windowBetween(new Date(DAY0 + n * DAY_MS), new Date(DAY0 + n * DAY_MS));
+    const activeOnly = { activeAccounts: 1, accountsWithActivity: 0, storiesCompleted: 0, minutesRead: 0 };
+    // acct-0: active day 0, suspended day 1 at 05:00, back on day 2 at 10:00. Its inactive run
+    // began the day before day 2: on day 2 it is not active at the start, activated inside.
+    await apply(run, { kind: 'write', account: 0, target: 'kidsapp', status: 'active', at: DAY0 });
+    await apply(run, { kind: 'write', account: 0, target: 'kidsapp', status: 'suspended', at: DAY0 + DAY_MS + 5 * HOUR_MS });
+    await apply(run, { kind: 'write', account: 0, target: 'kidsapp', status: 'active', at: DAY0 + 2 * DAY_MS + 10 * HOUR_MS });
+    // acct-1: active day 0, suspended at day 2 00:00 exactly, back on day 2 at 12:00.
+    await apply(run, { kind: 'write', account: 1, target: 'kidsapp', status: 'active', at: DAY0 });
+    await apply(run, { kind: 'write', account: 1, target: 'kidsapp', status: 'canceled', at: DAY0 + 2 * DAY_MS });
+    await apply(run, { kind: 'write', account: 1, target: 'kidsapp', status: 'active', at: DAY0 + 2 * DAY_MS + 12 * HOUR_MS });
+    expect(await measured(run.tenant, day(2))).toEqual({ ...activeOnly, activeAccounts: 2 });
+    // Day 1: both active at its start; acct-0's suspension inside changes nothing.
+    expect(await measured(run.tenant, day(1))).toEqual({ ...activeOnly, activeAccounts: 2 });
+    // Days 1 and 2: counted once each, whatever their comings and goings inside.
+    expect(await measured(run.tenant, windowBetween(new Date(DAY0 + DAY_MS), new Date(DAY0 + 2 * DAY_MS)))).toEqual({ ...activeOnly, activeAccounts: 2 });
+    await apply(run, { kind: 'fold' });
+    expect(await measured(run.tenant, day(2))).toEqual({ ...activeOnly, activeAccounts: 2 });
+  });
 });
