@@ -180,10 +180,11 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
     if (from.getTime() % DAY_MS !== 0 || until.getTime() % DAY_MS !== 0) throw new Error('countActiveDuring counts whole UTC days');
     const { activeAtStart } = await this.activeCountHistory(tenant, product, from, until, [from]);
     const [row] = await this.reporting.query<{ activated: number }>(
-      `SELECT coalesce(sum(count), 0)::int AS activated FROM entitlement_activation_counts
+      `WITH window_days AS (SELECT ($4::timestamptz AT TIME ZONE 'UTC')::date AS first, ($5::timestamptz AT TIME ZONE 'UTC')::date AS after)
+       SELECT coalesce(sum(count), 0)::int AS activated FROM entitlement_activation_counts, window_days w
         WHERE partner_id = $1 AND environment = $2 AND product = $3
-          AND day >= $4::date AND day < $5::date AND since_day <= $4::date AND NOT (day = $4::date AND at_midnight)`,
-      [tenant.partnerId, tenant.environment, product, from.toISOString().slice(0, 10), until.toISOString().slice(0, 10)],
+          AND day >= w.first AND day < w.after AND since_day <= w.first AND NOT (day = w.first AND at_midnight)`,
+      [tenant.partnerId, tenant.environment, product, from, until],
     );
     return activeAtStart + row.activated;
   }
