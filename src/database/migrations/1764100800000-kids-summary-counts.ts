@@ -31,6 +31,10 @@ export class KidsSummaryCounts1764100800000 implements MigrationInterface {
   async up(db: QueryRunner): Promise<void> {
     await db.query(`
       ALTER TABLE entitlement_history ADD COLUMN inactive_since timestamptz;
+      -- One subscriber's applied rows in order: what the triggers and the summary's checks
+      -- read. Without it the planner may walk the partner's whole product history by time.
+      CREATE INDEX entitlement_history_subscriber_effective ON entitlement_history (partner_id, environment, subscriber_id, product, effective_at, id)
+        WHERE NOT stale;
       UPDATE entitlement_history h SET inactive_since = r.since
         FROM (${INACTIVE_RUNS}) AS r
        WHERE h.id = r.id AND r.new_status = 'active' AND (r.actives_before = 0 OR r.run_length > 1);
@@ -194,6 +198,7 @@ export class KidsSummaryCounts1764100800000 implements MigrationInterface {
       DROP TABLE entitlement_activation_counts;
       DROP TRIGGER entitlement_inactive_since ON entitlement_history;
       DROP FUNCTION entitlement_inactive_since();
+      DROP INDEX entitlement_history_subscriber_effective;
       ALTER TABLE entitlement_history DROP COLUMN inactive_since;
     `);
   }

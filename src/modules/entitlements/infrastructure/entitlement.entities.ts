@@ -30,6 +30,7 @@ export class EntitlementEntity {
 @Entity('entitlement_history')
 @Index('entitlement_history_subscriber', ['partnerId', 'environment', 'subscriberId', 'product', 'id'])
 @Index('entitlement_history_product_effective', ['partnerId', 'environment', 'product', 'effectiveAt'], { where: 'NOT stale' })
+@Index('entitlement_history_subscriber_effective', ['partnerId', 'environment', 'subscriberId', 'product', 'effectiveAt', 'id'], { where: 'NOT stale' })
 export class EntitlementHistoryEntity {
   @PrimaryGeneratedColumn('increment', { type: 'bigint' }) id: string;
   @Column('uuid', { name: 'partner_id' }) partnerId: string;
