@@ -127,6 +127,22 @@ export function countTriggers(table: string, fn: string, measure: string | null,
         REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}(${args});`;
 }
 
+/**
+ * The trigger function of a signed-count table: `deltas` writes a statement's (or a row's)
+ * deltas for each kind of change. The migrations before 1764100800000 spell it out.
+ */
+export function countFunction(name: string, deltas: (change: Change) => string): string {
+  return `
+      CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'INSERT' THEN ${deltas('inserted')}
+        ELSIF TG_OP = 'DELETE' THEN ${deltas('deleted')}
+        ELSE ${deltas('updated')}
+        END IF;
+        RETURN NULL;
+      END $$;`;
+}
+
 /** One delta per (partner, environment, day, clamped previous day) of the changed rollup rows; the measure is the trigger's argument. */
 function activityDayDeltas(change: Change): string {
   return `INSERT INTO engagement_day_counts (partner_id, environment, measure, day, since_day, count)

@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { countTriggers, signedRows, WINDOW_CLAMP_DAYS, type Change } from './1764100300000-engagement-day-counts.js';
+import { countFunction, countTriggers, signedRows, WINDOW_CLAMP_DAYS, type Change } from './1764100300000-engagement-day-counts.js';
 
 /**
  * What the children's summary reads instead of the window's sessions and the kidsapp
@@ -78,14 +78,7 @@ export class KidsSummaryCounts1764100800000 implements MigrationInterface {
       SELECT r.partner_id, r.environment, r.product, m.day, m.at_midnight, m.since_day, count(*), true
         FROM entitlement_history r, LATERAL (${ACTIVATION_MEASURES}) AS m GROUP BY 1, 2, 3, 4, 5, 6;
 
-      CREATE FUNCTION entitlement_count_activations() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF TG_OP = 'INSERT' THEN ${activationDeltas('inserted')}
-        ELSIF TG_OP = 'DELETE' THEN ${activationDeltas('deleted')}
-        ELSE ${activationDeltas('updated')}
-        END IF;
-        RETURN NULL;
-      END $$;
+      ${countFunction('entitlement_count_activations', activationDeltas)}
       ${countTriggers('entitlement_history', 'entitlement_count_activations', null, ACTIVATION_CHANGED, 'activation_count')}
     `);
 
@@ -157,14 +150,7 @@ export class KidsSummaryCounts1764100800000 implements MigrationInterface {
       SELECT r.partner_id, r.environment, m.measure, m.day, sum(m.value), true
         FROM kids_activity r, LATERAL (${SESSION_MEASURES}) AS m GROUP BY 1, 2, 3, 4 HAVING sum(m.value) <> 0;
 
-      CREATE FUNCTION kids_count_sessions() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF TG_OP = 'INSERT' THEN ${sessionDeltas('inserted')}
-        ELSIF TG_OP = 'DELETE' THEN ${sessionDeltas('deleted')}
-        ELSE ${sessionDeltas('updated')}
-        END IF;
-        RETURN NULL;
-      END $$;
+      ${countFunction('kids_count_sessions', sessionDeltas)}
       ${countTriggers('kids_activity', 'kids_count_sessions', null, SESSION_CHANGED)}
     `);
   }

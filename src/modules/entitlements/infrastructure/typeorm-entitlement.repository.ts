@@ -193,12 +193,12 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
     // Active at some instant of [from, until) means: active at `from` (the last applied
     // change effective at or before it made it active), or made active by an applied change
     // effective inside the window. Stale writes changed nothing and are left out.
-    const history = sql`entitlement_history h WHERE h.partner_id = ${tenant.partnerId} AND h.environment = ${tenant.environment}
-      AND h.subscriber_id = c.subscriber_id AND h.product = ${product} AND NOT h.stale`;
+    // (`entitlement_active_at`: migration 1764100800000, which marks sessions with it too.)
     return sql`SELECT c.subscriber_id FROM (${candidates}) AS c (subscriber_id)
-       WHERE coalesce((SELECT h.new_status = 'active' FROM ${history} AND h.effective_at <= ${from}
-                        ORDER BY h.effective_at DESC, h.id DESC LIMIT 1), false)
-          OR EXISTS (SELECT FROM ${history} AND h.new_status = 'active' AND h.effective_at > ${from} AND h.effective_at < ${until})`;
+       WHERE entitlement_active_at(${tenant.partnerId}, ${tenant.environment}, ${product}, c.subscriber_id, ${from})
+          OR EXISTS (SELECT FROM entitlement_history h
+                      WHERE h.partner_id = ${tenant.partnerId} AND h.environment = ${tenant.environment} AND h.subscriber_id = c.subscriber_id
+                        AND h.product = ${product} AND NOT h.stale AND h.new_status = 'active' AND h.effective_at > ${from} AND h.effective_at < ${until})`;
   }
 
   featuresQuery(who: SubscriberKeySql): SqlFragment {
