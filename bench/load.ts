@@ -151,7 +151,7 @@ export async function measureRuns(
   scenario: Scenario,
   rotation: Rotation,
   connections: number,
-  options: BenchOptions,
+  options: Pick<BenchOptions, 'warmupSeconds' | 'durationSeconds' | 'rounds'>,
   meter?: DatabaseMeter,
 ): Promise<Map<RunningServer, RunFigures[]>> {
   for (const target of targets) await run(target, scenario, rotation, connections, options.warmupSeconds, meter);

@@ -125,6 +125,8 @@ export interface SoakOptions {
   rateFraction: number;
   /** Requests per second by scenario key, instead of the share. */
   rates: Record<string, number>;
+  /** How each scenario's capacity is measured before the traffic. */
+  capacityRun: { warmupSeconds: number; durationSeconds: number };
 }
 
 export function parseSoakOptions(argv: readonly string[]): SoakOptions {
@@ -137,5 +139,12 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
     if (!key || !Number.isFinite(rate) || rate < 0) throw new Error(`soak: --rate takes key:requests-per-second pairs, not "${pair}"`);
     rates[key] = rate;
   }
-  return { quick, size: quick ? QUICK : FULL, minutes: Math.round(number('minutes', 15)), rateFraction: number('rate-fraction', 0.5), rates };
+  return {
+    quick,
+    size: quick ? QUICK : FULL,
+    minutes: Math.round(number('minutes', 15)),
+    rateFraction: number('rate-fraction', 0.5),
+    rates,
+    capacityRun: quick ? { warmupSeconds: 1, durationSeconds: 2 } : { warmupSeconds: 2, durationSeconds: 5 },
+  };
 }

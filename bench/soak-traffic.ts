@@ -1,8 +1,10 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { join } from 'node:path';
 import pg from 'pg';
+import { combine, fmt, measureRuns } from './load.js';
 import { SCENARIOS, type Rotation, type Scenario } from './scenarios.js';
+import type { RunningServer } from './servers.js';
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /**
  * The soak's traffic: every bench scenario, plus choosing an ending (which emits
@@ -58,70 +60,61 @@ export async function seedFinishers(url: string, partnerId: string, novelIds: re
 export const SOAK_SCENARIOS: readonly Scenario[] = [...SCENARIOS, FINISH_SCENARIO];
 
 /** Endings chosen per second: a few hundred events a minute for the webhook worker and the receiver. */
-const FINISH_RATE = 2;
-
-/**
- * Capacity of each bench scenario (req/s, measured alone with 32 connections) from the last
- * full bench run (2026-11-26T05-10-17-974Z.json), used when bench/results/ holds none.
- */
-const CAPACITY_FALLBACK: Record<string, number> = {
-  novels: 12104,
-  categories: 14939,
-  'chapters-anonymous': 11635,
-  chapters: 4364,
-  progress: 4504,
-  'position-get': 4781,
-  'position-put': 3451,
-  stream: 4782,
-  token: 2722,
-  engagement: 115,
-  kids: 6,
-  billing: 13,
-};
+export const FINISH_RATE = 2;
 
 export interface SoakRates {
   /** Requests per second by scenario key. */
   perSecond: Record<string, number>;
-  /** Where the capacities came from. */
-  source: string;
+  /** Each bench scenario's capacity (req/s, alone with the whole machine), measured in this sitting. */
+  capacity: Record<string, number>;
+}
+
+/** How long each scenario is loaded to measure its capacity: a warm-up, then one measured run. */
+export interface CapacityRun {
+  warmupSeconds: number;
+  durationSeconds: number;
 }
 
 /**
- * Fixed rates that use `fraction` of the machine in all: each bench scenario gets an equal
- * share of it, `fraction / n` of the capacity the bench measured for it alone (the bench loads
- * one endpoint at a time with the whole machine; half of every endpoint's capacity at once
- * would be n / 2 times the machine). `overrides` (key → req/s) win.
+ * Each bench scenario's capacity on this machine now: loaded alone like the bench does (its
+ * connections, a warm-up, then one measured run). Measured in the soak's own sitting, on the
+ * data the soak then runs on: a shared machine's speed moves by a factor of 3 between
+ * sittings, so a capacity read from an earlier result can put the soak far above the machine
+ * (bench/results/LOG.md, the soak of 13:57).
  */
-export function soakRates(root: string, fraction: number, overrides: Readonly<Record<string, number>>): SoakRates {
-  const measured = lastFullBench(root);
-  const capacity = measured?.capacity ?? CAPACITY_FALLBACK;
+export async function measureCapacities(service: RunningServer, rotation: Rotation, run: CapacityRun): Promise<Record<string, number>> {
+  const capacity: Record<string, number> = {};
+  for (const scenario of SCENARIOS) {
+    const runs = await measureRuns([service], scenario, rotation, scenario.connections ?? CAPACITY_CONNECTIONS, { ...run, rounds: 1 });
+    const figures = combine(runs.get(service)!);
+    capacity[scenario.key] = figures.requestsPerSecond;
+    log(`soak: capacity of ${scenario.label.padEnd(44)} ${fmt(figures)}`);
+  }
+  return capacity;
+}
+
+/** The bench's default concurrency (bench/options.ts). */
+const CAPACITY_CONNECTIONS = 32;
+
+/**
+ * Fixed rates that use `fraction` of the machine in all: each bench scenario gets an equal
+ * share of it, `fraction / n` of its capacity alone (each capacity is measured with the whole
+ * machine; half of every endpoint's capacity at once would be n / 2 times the machine).
+ * `overrides` (key → req/s) win.
+ */
+export function soakRates(capacity: Readonly<Record<string, number>>, fraction: number, overrides: Readonly<Record<string, number>>): SoakRates {
   const keys = SCENARIOS.map((s) => s.key).filter((key) => capacity[key] !== undefined);
   const perSecond: Record<string, number> = { [FINISH_SCENARIO.key]: FINISH_RATE };
   for (const key of keys) perSecond[key] = Math.round(((fraction * capacity[key]) / keys.length) * 100) / 100;
-  for (const [key, rate] of Object.entries(overrides)) {
-    if (!SOAK_SCENARIOS.some((s) => s.key === key)) throw new Error(`soak: --rate names no scenario "${key}"`);
-    perSecond[key] = rate;
-  }
-  return { perSecond, source: measured ? `bench/results/${measured.file}` : 'built-in figures of bench/results/2026-11-26T05-10-17-974Z.json' };
+  for (const [key, rate] of Object.entries(overrides)) perSecond[key] = rate;
+  return { perSecond, capacity: { ...capacity } };
 }
 
-/** The newest bench result of a full run at ×1 (`npm run bench`, not --quick, --only or --scale). */
-function lastFullBench(root: string): { file: string; capacity: Record<string, number> } | undefined {
-  const dir = join(root, 'bench/results');
-  const files = readdirSync(dir)
-    .filter((f) => /^\d{4}-.*Z\.json$/.test(f))
-    .sort()
-    .reverse();
-  for (const file of files) {
-    const result = JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
-      command?: string;
-      endpoints?: { key: string; status: string; service?: { requestsPerSecond: number } }[];
-    };
-    if (result.command !== 'npm run bench' || !result.endpoints) continue;
-    const capacity = Object.fromEntries(result.endpoints.filter((e) => e.status === 'measured' && e.service).map((e) => [e.key, e.service!.requestsPerSecond]));
-    return { file, capacity };
+/** --rate names scenarios: checked before the set-up, not after minutes of seeding. */
+export function checkRateOverrides(overrides: Readonly<Record<string, number>>): void {
+  for (const key of Object.keys(overrides)) {
+    if (!SOAK_SCENARIOS.some((s) => s.key === key)) throw new Error(`soak: --rate names no scenario "${key}"`);
   }
-  return undefined;
 }
 
 /** What one scenario got in one minute. */
@@ -144,7 +137,7 @@ const SOCKETS = 16;
 const MAX_BACKLOG_SECONDS = 5;
 const TICK_MS = 5;
 /** The rates rise linearly from 0 over this long, so a cold service (JIT, pools) is not met with the full load at once. */
-const RAMP_SECONDS = 30;
+export const RAMP_SECONDS = 30;
 
 /**
  * When request k of a scenario at `perSecond` is due, in ms from the start: the requests due

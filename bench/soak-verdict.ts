@@ -64,25 +64,21 @@ export interface SoakRun {
   allowances: readonly TableAllowance[];
   /** Events the traffic emitted (endings chosen), and how many of them the receiver got with a valid signature. */
   webhooks: { emitted: number; delivered: number };
+  /** The database's checkpoint_timeout in whole minutes: the span drift is judged over. */
+  checkpointMinutes: number;
 }
 
 export interface VerdictRules {
-  /**
-   * The minute every later one is compared with: the first two warm up (JIT, caches, pools,
-   * the first full-page writes). The drift baseline is the median of it and the
-   * `baselineSpan - 1` minutes after it, so that one lucky or unlucky minute does not set it.
-   */
+  /** The first minute judged: the first two warm up (JIT, caches, pools, the first full-page writes). */
   baselineMinute: number;
-  baselineSpan: number;
   /** Drift allowed over the baseline, as a fraction. */
   drift: number;
+  /** The highest minutes of each span left out of its figure: stalls that one minute's p99 catches (a GC, a neighbour's burst). */
+  dropHighest: number;
   /** A p99 must also exceed the baseline by this much to count as over (timer and scheduling noise of a shared 2-core machine). */
   p99FloorMs: number;
   /** An endpoint's p99 is judged only in minutes with at least this many answers (fewer: the p99 is one request). */
   minResponsesForP99: number;
-  /** Consecutive minutes looked at together, and how many of them must be over for a drift. */
-  window: number;
-  overInWindow: number;
   /** Rows a table may grow beyond its allowance: the larger of these. */
   rowSlack: { rows: number; fraction: number };
   /** A table the traffic adds no row to may grow this much in bytes past the baseline minute, besides `drift`. */
@@ -93,12 +89,10 @@ export interface VerdictRules {
 
 export const DEFAULT_RULES: VerdictRules = {
   baselineMinute: 3,
-  baselineSpan: 3,
   drift: 0.15,
+  dropHighest: 2,
   p99FloorMs: 2,
   minResponsesForP99: 100,
-  window: 5,
-  overInWindow: 3,
   rowSlack: { rows: 100, fraction: 0.01 },
   bytesSlack: 1024 * 1024,
   skippedFraction: 0.01,
@@ -115,7 +109,7 @@ export function soakVerdict(run: SoakRun, rules: VerdictRules = DEFAULT_RULES): 
   const failures: string[] = [];
   const notes: string[] = [];
   failures.push(...errorFailures(run.minutes, rules));
-  failures.push(...driftFailures(run.minutes, rules, notes));
+  failures.push(...driftFailures(run, rules, notes));
   failures.push(...tableFailures(run, rules, notes));
   failures.push(...webhookFailures(run));
   return { passed: failures.length === 0, failures, notes };
@@ -146,63 +140,76 @@ function errorFailures(minutes: readonly MinuteSample[], rules: VerdictRules): s
   return failures;
 }
 
-/** A figure's series after the baseline: value per minute, undefined where not judged. */
+/** A figure per minute from the baseline minute on, undefined where not judged. */
 interface Series {
   what: string;
-  baseline: number;
-  /** Absolute margin, besides the fraction, that a value must exceed the baseline by. */
+  /** Absolute margin, besides the fraction, that a span must exceed the baseline by. */
   floor: number;
   unit: string;
   values: { minute: number; value: number | undefined }[];
 }
 
 /**
- * RSS of each process and p99 of each endpoint against their baseline: the median of minutes
- * 3 to 5. A later minute is over when its figure exceeds the baseline by more than `drift`
- * (and `p99FloorMs` for a p99); a drift is `overInWindow` minutes over within `window`
- * consecutive minutes, i.e. the window's median over the line. One minute's p99 moves with
- * any second of bad luck (a checkpoint and its full-page writes, a GC, other work on the
- * machine): one or two stalled minutes in five pass; a figure that really climbs stays over
- * and fails within a few minutes of crossing the line.
+ * RSS of each process and p99 of each endpoint over spans of one checkpoint period
+ * (`checkpoint_timeout`, 5 minutes on the bench's database). A span's figure is the mean of
+ * its minutes without the `dropHighest` highest. The baseline is the span that starts at the
+ * baseline minute (minutes 3–7); every later span of as many consecutive minutes (8–12,
+ * 9–13, …) fails when its figure exceeds the baseline's by more than `drift` (and
+ * `p99FloorMs` for a p99).
+ *
+ * Why spans of a checkpoint period: PostgreSQL spreads a checkpoint's writes over most of the
+ * period, and every page's first change after it writes the whole page to the WAL, so the p99
+ * of every endpoint rises and falls with the checkpoint cycle (the soak of 10:16 on
+ * 2026-11-26: 28 ms over minutes 3–5, 39–50 ms over 6–10, 15–19 ms over 11–12). A span of one
+ * period holds one whole cycle whatever its phase, so two spans compare like with like; a
+ * baseline of the first quiet minutes does not. Why without the highest minutes: one
+ * minute's p99 is its slowest 0.6 s and moves with any second of bad luck; two such minutes
+ * in a span pass. A figure that climbs (a leak, bloat, a scan that grows with a table) is
+ * higher in most minutes of each later span, and fails.
  */
-function driftFailures(minutes: readonly MinuteSample[], rules: VerdictRules, notes: string[]): string[] {
+function driftFailures(run: SoakRun, rules: VerdictRules, notes: string[]): string[] {
+  const span = Math.max(rules.dropHighest + 1, Math.round(run.checkpointMinutes));
   const first = rules.baselineMinute;
-  const last = first + rules.baselineSpan - 1;
-  const baseMinutes = minutes.filter((m) => m.minute >= first && m.minute <= last);
-  const later = minutes.filter((m) => m.minute > last);
-  const span = `minutes ${first}–${last}`;
-  if (baseMinutes.length < rules.baselineSpan || later.length < rules.overInWindow) {
+  const judged = run.minutes.filter((m) => m.minute >= first);
+  const baseSpan = `minutes ${first}–${first + span - 1}`;
+  if (judged.length < 2 * span) {
     notes.push(
-      `RSS and p99 drift are judged on ${span} and at least ${rules.overInWindow} minutes after them (runs of ${last + rules.overInWindow} minutes or more)`,
+      `RSS and p99 drift are judged over spans of ${span} minutes (one checkpoint period): ${baseSpan} against every later span (runs of ${first + 2 * span - 1} minutes or more)`,
     );
     return [];
   }
   const series: Series[] = [];
-  const add = (what: string, unit: string, floor: number, value: (m: MinuteSample) => number | undefined, tooFew: string) => {
-    const base = baseMinutes.map(value);
-    if (base.some((v) => v === undefined)) return notes.push(tooFew);
-    series.push({ what, baseline: median(base as number[]), floor, unit, values: later.map((m) => ({ minute: m.minute, value: value(m) })) });
-  };
-  for (const { name } of baseMinutes[0].processes) {
-    add(`RSS of ${name}`, 'MB', 0, (m) => m.processes.find((p) => p.name === name)?.rssMb, `RSS of ${name}: not sampled in ${span}`);
+  for (const { name } of judged[0].processes) {
+    series.push({
+      what: `RSS of ${name}`,
+      unit: 'MB',
+      floor: 0,
+      values: judged.map((m) => ({ minute: m.minute, value: m.processes.find((p) => p.name === name)?.rssMb })),
+    });
   }
-  for (const { key, label } of baseMinutes[0].endpoints) {
-    const judged = (m: MinuteSample) => {
+  for (const { key, label } of judged[0].endpoints) {
+    const p99 = (m: MinuteSample) => {
       const e = m.endpoints.find((x) => x.key === key);
       return e && e.p99Ms !== null && e.responses >= rules.minResponsesForP99 ? e.p99Ms : undefined;
     };
-    add(`p99 of ${label}`, 'ms', rules.p99FloorMs, judged, `${label}: fewer than ${rules.minResponsesForP99} answers a minute in ${span}: p99 not judged`);
+    series.push({ what: `p99 of ${label}`, unit: 'ms', floor: rules.p99FloorMs, values: judged.map((m) => ({ minute: m.minute, value: p99(m) })) });
   }
+  const kept = span - rules.dropHighest;
   const failures: string[] = [];
   for (const s of series) {
-    const limit = Math.max(s.baseline * (1 + rules.drift), s.baseline + s.floor);
-    const over = s.values.map((v) => v.value !== undefined && v.value > limit);
-    for (let end = 0; end < over.length; end++) {
-      const window = over.slice(Math.max(0, end - rules.window + 1), end + 1);
-      if (window.filter(Boolean).length >= rules.overInWindow) {
-        const overMinutes = s.values.filter((_, i) => over[i] && i <= end && i > end - rules.window).map((v) => `${v.minute}: ${round(v.value!)}`);
+    const baseline = spanFigure(s.values.slice(0, span), kept);
+    if (baseline === undefined) {
+      notes.push(`${s.what}: not judged, a minute of ${baseSpan} lacks it (fewer than ${rules.minResponsesForP99} answers, or not sampled)`);
+      continue;
+    }
+    const limit = Math.max(baseline * (1 + rules.drift), baseline + s.floor);
+    for (let start = span; start + span <= s.values.length; start++) {
+      const values = s.values.slice(start, start + span);
+      const figure = spanFigure(values, kept);
+      if (figure !== undefined && figure > limit) {
         failures.push(
-          `${s.what} drifted: over ${round(limit)} ${s.unit} (median of ${span}: ${round(s.baseline)} ${s.unit}) in minutes ${overMinutes.join(', ')}`,
+          `${s.what} drifted: ${round(figure)} ${s.unit} in minutes ${values[0].minute}–${values.at(-1)!.minute}, over ${round(limit)} ${s.unit} ` +
+            `(${baseSpan}: ${round(baseline)} ${s.unit}; each the mean of the lowest ${kept})`,
         );
         break;
       }
@@ -211,10 +218,14 @@ function driftFailures(minutes: readonly MinuteSample[], rules: VerdictRules, no
   return failures;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+/** The mean of a span's `kept` lowest values; undefined when any minute of it was not judged. */
+function spanFigure(values: readonly { value: number | undefined }[], kept: number): number | undefined {
+  if (values.some((v) => v.value === undefined)) return undefined;
+  const lowest = values
+    .map((v) => v.value!)
+    .sort((a, b) => a - b)
+    .slice(0, kept);
+  return lowest.reduce((n, v) => n + v, 0) / lowest.length;
 }
 
 /**

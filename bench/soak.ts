@@ -20,7 +20,19 @@ import {
   type MachineMinute,
   type TableMinute,
 } from './soak-observers.js';
-import { FINISH_SCENARIO, FixedRateTraffic, seedFinishers, soakRates, SOAK_SCENARIOS, type SoakRates, type TrafficMinute } from './soak-traffic.js';
+import {
+  checkRateOverrides,
+  FINISH_RATE,
+  FINISH_SCENARIO,
+  FixedRateTraffic,
+  measureCapacities,
+  seedFinishers,
+  soakRates,
+  SOAK_SCENARIOS,
+  RAMP_SECONDS,
+  type SoakRates,
+  type TrafficMinute,
+} from './soak-traffic.js';
 import { DEFAULT_RULES, soakVerdict, type EndpointMinute, type MinuteSample, type Verdict } from './soak-verdict.js';
 import { issueTokens } from './token-cache.js';
 import { WebhookReceiver } from './webhook-receiver.js';
@@ -46,30 +58,35 @@ interface SoakMinute extends MinuteSample {
 
 async function main(): Promise<number> {
   const options = parseSoakOptions(process.argv.slice(2));
-  const rates = soakRates(ROOT, options.rateFraction, options.rates);
-  const total = Object.values(rates.perSecond).reduce((a, b) => a + b, 0);
-  log(`soak: ${options.minutes} min at ${Math.round(total)} req/s in all (${options.rateFraction} of the capacities in ${rates.source}, shared equally)`);
-  log(
-    `soak: req/s ${Object.entries(rates.perSecond)
-      .map(([k, r]) => `${k} ${r}`)
-      .join(', ')}`,
-  );
+  checkRateOverrides(options.rates);
   const startedAt = new Date();
   // Webhooks go to a receiver on loopback, over http; the service's metrics to a port of their
   // own (production turns them off), for its event-loop delay each minute.
   const metricsPort = await freePort();
   return withSeededService(options.size, { WEBHOOK_ALLOW_INSECURE_URLS: 'true', METRICS_PORT: String(metricsPort) }, async (setup) => {
     const { database, data } = setup;
-    const finishers = Math.ceil((rates.perSecond[FINISH_SCENARIO.key] ?? 0) * options.minutes * 60 * 1.1) + 10;
-    await seedFinishers(database.url, data.partnerId, data.novelIds, finishers);
-    // The seed's dirty pages written now, not by the first timed checkpoint during the traffic.
-    await checkpoint(database.url);
+    const finishRate = options.rates[FINISH_SCENARIO.key] ?? FINISH_RATE;
+    await seedFinishers(database.url, data.partnerId, data.novelIds, Math.ceil(finishRate * options.minutes * 60 * 1.1) + 10);
     const service = await setup.startService();
     const receiver = await WebhookReceiver.start();
     setup.defer(() => receiver.close());
     const tokens = await issueTokens(service.baseUrl, data.credentials, options.size.tokensPerCredential);
     receiver.useSecret(await registerEndpoint(service.baseUrl, tokens[0], receiver.url));
     const rotation: Rotation = { tokens, credentials: data.credentials, readers: data.readers, novelIds: data.novelIds, period: data.period };
+    const capacity = await measureCapacities(service, rotation, options.capacityRun);
+    // The soak's own process sends the traffic: its CPU is what the load costs the machine.
+    const rss = new ProcessObserver([
+      { name: 'service', pid: service.pid },
+      { name: 'load', pid: process.pid },
+    ]);
+    setup.defer(async () => rss.stop());
+    const machine = new MachineObserver(database.postmasterPid, `http://127.0.0.1:${metricsPort}/metrics`);
+    setup.defer(async () => machine.stop());
+    const calibration = await calibrate(service.baseUrl, capacity, rotation, options.rateFraction, rss, machine);
+    const rates = soakRates(capacity, calibration.fraction, options.rates);
+    logRates(options, rates, calibration);
+    // The seed's and the capacity runs' dirty pages written now, not by the first timed checkpoint during the traffic.
+    const checkpointMinutes = await checkpoint(database.url);
     const refresh = setInterval(() => {
       issueTokens(service.baseUrl, data.credentials, options.size.tokensPerCredential).then(
         (fresh) => (rotation.tokens = fresh),
@@ -80,14 +97,8 @@ async function main(): Promise<number> {
     const observer = await DatabaseObserver.open(database.url, database.statementStats);
     setup.defer(() => observer.close());
     const tablesAtStart = observer.tablesNow();
-    // The soak's own process sends the traffic: its CPU is what the load costs the machine.
-    const rss = new ProcessObserver([
-      { name: 'service', pid: service.pid },
-      { name: 'load', pid: process.pid },
-    ]);
-    setup.defer(async () => rss.stop());
-    const machine = new MachineObserver(database.postmasterPid, `http://127.0.0.1:${metricsPort}/metrics`);
-    setup.defer(async () => machine.stop());
+    rss.minute();
+    await machine.minute(0);
 
     const traffic = new FixedRateTraffic(service.baseUrl, rates.perSecond, rotation);
     const trafficStart = Date.now();
@@ -112,8 +123,21 @@ async function main(): Promise<number> {
       tablesAtStart,
       allowances: TABLE_ALLOWANCES,
       webhooks: { emitted: finished, delivered: received.events },
+      checkpointMinutes,
     });
-    const written = writeResult({ startedAt, options, rates, database: database.description, data, minutes, tablesAtStart, received, verdict });
+    const written = writeResult({
+      startedAt,
+      options,
+      rates,
+      database: database.description,
+      data,
+      minutes,
+      tablesAtStart,
+      received,
+      checkpointMinutes,
+      calibration,
+      verdict,
+    });
     for (const note of verdict.notes) console.log(`soak: not judged: ${note}`);
     for (const failure of verdict.failures) console.log(`soak: FAIL ${failure}`);
     console.log(`soak: ${verdict.passed ? 'PASSED' : 'FAILED'} (${written.json})`);
@@ -189,6 +213,83 @@ function absorbTail(last: SoakMinute, tail: Map<string, TrafficMinute>): void {
   }
 }
 
+/** The share of the capacities the calibration traffic runs at: well below saturation, where the machine's use grows with the rate. */
+const CALIBRATION_FRACTION = 0.25;
+/** How long the calibration traffic is measured, after its ramp. */
+const CALIBRATION_SECONDS = 30;
+
+/** The share of the capacities that uses the target share of the machine, and what the calibration measured. */
+interface Calibration {
+  fraction: number;
+  requestsPerSecond: number;
+  /** The service's CPU, in % of one core (one event loop). */
+  servicePercent: number;
+  /** The whole machine's busy CPU (service, load, PostgreSQL, anyone else), in % of one core. */
+  machinePercent: number;
+}
+
+/**
+ * The share of the capacities that uses `target` of the machine. Each capacity is measured
+ * alone, closed loop: 32 connections kept busy. The mix sent open loop, requests spread
+ * evenly, costs more per request (a wake-up and a write per request instead of many per
+ * read), so the shares do not add up to the machine: at 0.5 of them, a quick soak on
+ * 2026-11-26 kept the machine 84 % busy and queued for seconds. So the mix (no endings:
+ * each finishes a reader once) runs at CALIBRATION_FRACTION for CALIBRATION_SECONDS after
+ * its ramp, and its use is measured: the busier of the service's one event loop (% of a core)
+ * and the whole machine (% of all cores). Below saturation the use grows in proportion to
+ * the rate, so `target` of the machine is CALIBRATION_FRACTION × target ÷ use.
+ */
+async function calibrate(
+  baseUrl: string,
+  capacity: Readonly<Record<string, number>>,
+  rotation: Rotation,
+  target: number,
+  processes: ProcessObserver,
+  machine: MachineObserver,
+): Promise<Calibration> {
+  const probe = soakRates(capacity, CALIBRATION_FRACTION, { [FINISH_SCENARIO.key]: 0 });
+  const traffic = new FixedRateTraffic(baseUrl, probe.perSecond, rotation);
+  traffic.start();
+  await sleep(RAMP_SECONDS * 1000);
+  traffic.takeMinute();
+  processes.minute();
+  await machine.minute(0);
+  await sleep(CALIBRATION_SECONDS * 1000);
+  const answered = [...traffic.takeMinute().values()].reduce((n, m) => n + m.latenciesMs.length, 0);
+  const own = processes.minute();
+  const ownPercent = own.reduce((n, p) => n + p.cpuPercent, 0);
+  const others = await machine.minute(ownPercent);
+  await traffic.stop();
+  const servicePercent = own.find((p) => p.name === 'service')!.cpuPercent;
+  const machinePercent = ownPercent + (others.postgresPercent ?? 0) + (others.othersPercent ?? 0);
+  const use = Math.max(servicePercent / 100, machinePercent / (100 * cpus().length));
+  const calibration = {
+    fraction: Math.round(Math.min(1, (CALIBRATION_FRACTION * target) / use) * 1000) / 1000,
+    requestsPerSecond: Math.round(answered / CALIBRATION_SECONDS),
+    servicePercent,
+    machinePercent,
+  };
+  log(
+    `soak: calibration at ${CALIBRATION_FRACTION} of the capacities: ${calibration.requestsPerSecond} req/s, service ${servicePercent} % of a core, ` +
+      `machine ${machinePercent} % of a core (of ${cpus().length * 100} %): ${target} of the machine is ${calibration.fraction} of the capacities`,
+  );
+  return calibration;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function logRates(options: SoakOptions, rates: SoakRates, calibration: Calibration): void {
+  const total = Object.values(rates.perSecond).reduce((a, b) => a + b, 0);
+  log(
+    `soak: ${options.minutes} min at ${Math.round(total)} req/s in all (${calibration.fraction} of the capacities just measured, shared equally: ${options.rateFraction} of the machine)`,
+  );
+  log(
+    `soak: req/s ${Object.entries(rates.perSecond)
+      .map(([k, r]) => `${k} ${r}`)
+      .join(', ')}`,
+  );
+}
+
 function minuteLine(m: SoakMinute): string {
   const b = m.background;
   const bad = m.endpoints.reduce((n, e) => n + e.unexpected + e.errors, 0);
@@ -223,11 +324,17 @@ function minuteLine(m: SoakMinute): string {
   ].join('\n');
 }
 
-async function checkpoint(url: string): Promise<void> {
+/**
+ * Writes every dirty page now, and answers the database's checkpoint period in minutes (the
+ * span the verdict judges drift over).
+ */
+async function checkpoint(url: string): Promise<number> {
   const db = new pg.Client({ connectionString: url });
   await db.connect();
   try {
     await db.query('CHECKPOINT');
+    const { rows } = await db.query<{ seconds: number }>(`SELECT setting::int AS seconds FROM pg_settings WHERE name = 'checkpoint_timeout'`);
+    return rows[0].seconds / 60;
   } finally {
     await db.end();
   }
@@ -253,6 +360,8 @@ interface ResultInput {
   minutes: SoakMinute[];
   tablesAtStart: TableMinute[];
   received: { events: number; duplicates: number };
+  checkpointMinutes: number;
+  calibration: Calibration;
   verdict: Verdict;
 }
 
@@ -269,8 +378,14 @@ function writeResult(input: ResultInput): { json: string; markdown: string } {
     command,
     machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version },
     database: input.database,
-    rates: { requests_per_second: input.rates.perSecond, capacities_from: input.rates.source, rate_fraction: input.options.rateFraction },
-    rules: DEFAULT_RULES,
+    rates: {
+      requests_per_second: input.rates.perSecond,
+      capacity_measured: input.rates.capacity,
+      capacity_run: input.options.capacityRun,
+      calibration: input.calibration,
+      machine_fraction: input.options.rateFraction,
+    },
+    rules: { ...DEFAULT_RULES, checkpointMinutes: input.checkpointMinutes },
     data: { rows: input.data.rowCounts },
     webhooks: input.received,
     tables_at_start: input.tablesAtStart,
@@ -288,7 +403,7 @@ function summary(command: string, input: ResultInput): string {
   const lines = [
     `# Soak of ${input.startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     '',
-    `\`${command}\`: ${verdict.passed ? '**passed**' : '**failed**'}. Rates from ${input.rates.source} (fraction ${input.options.rateFraction}); webhook events received ${input.received.events}, repeated ${input.received.duplicates}.`,
+    `\`${command}\`: ${verdict.passed ? '**passed**' : '**failed**'}. Rates: ${input.calibration.fraction} of the capacities measured before the traffic, shared equally, to use ${input.options.rateFraction} of the machine (calibrated at ${input.calibration.requestsPerSecond} req/s: service ${input.calibration.servicePercent} % of a core, machine ${input.calibration.machinePercent} %); webhook events received ${input.received.events}, repeated ${input.received.duplicates}.`,
     '',
     '| minute | req/s | errors | RSS MB | webhooks | checkpoints | WAL MB | load | ' + keys.map((k) => `p99 ${k}`).join(' | ') + ' |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|' + keys.map(() => '---:').join('|') + '|',

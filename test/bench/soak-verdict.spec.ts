@@ -30,7 +30,7 @@ interface MinuteShape {
 }
 
 /** A run of minutes, each 6 000 PUTs (which may add one activity row each) and a steady service. */
-function run(shapes: MinuteShape[], webhooks = { emitted: 100, delivered: 100 }): SoakRun {
+function run(shapes: MinuteShape[], webhooks = { emitted: 100, delivered: 100 }, checkpointMinutes = 5): SoakRun {
   let activity = 1_000_000;
   const minutes: MinuteSample[] = shapes.map((shape, i) => {
     activity += shape.activityRows ?? 100;
@@ -63,6 +63,7 @@ function run(shapes: MinuteShape[], webhooks = { emitted: 100, delivered: 100 })
       { table: 'positions', rowsPerRequest: {} },
     ],
     webhooks,
+    checkpointMinutes,
   };
 }
 
@@ -82,19 +83,31 @@ describe('soak verdict', () => {
     expect(soakVerdict(run(shapes)).passed).toBe(true);
   });
 
-  it('takes the median of minutes 3 to 5 as the baseline, so one stalled minute does not set it', () => {
+  it('passes a p99 that rises and falls with the checkpoint cycle, whatever the phase of its baseline', () => {
+    // As in the soak of 10:16: quiet minutes 3–4, then the first timed checkpoint's writes;
+    // against the median of minutes 3–5 (the rule before), minutes 5–7 and 10–12 were over.
+    const cycle = [45, 50, 20, 20, 40];
+    const shapes = Array.from({ length: 15 }, (_, i) => ({ p99: cycle[i % 5] }));
+    const verdict = soakVerdict(run(shapes));
+    expect(verdict.failures).toEqual([]);
+    // The same minutes, with the p99 of every span judged against minutes 3–7: a cycle that grows fails.
+    const growing = shapes.map((shape, i) => (i >= 9 && shape.p99! > 20 ? { p99: shape.p99! * 1.6 } : shape));
+    expect(soakVerdict(run(growing)).failures).toEqual([
+      expect.stringMatching(/^p99 of PUT position drifted: 34.7 ms in minutes 8–12, over 30.7 ms \(minutes 3–7: 26.7 ms/),
+    ]);
+  });
+
+  it('leaves the highest two minutes of the baseline span out, so one stalled minute does not set it', () => {
     const shapes = steady(15).map((shape, i) => (i >= 9 ? { p99: 24 } : shape));
     shapes[3] = { p99: 1217 };
-    expect(soakVerdict(run(shapes)).failures).toEqual([expect.stringContaining('(median of minutes 3–5: 20 ms)')]);
+    expect(soakVerdict(run(shapes)).failures).toEqual([expect.stringContaining('(minutes 3–7: 20 ms; each the mean of the lowest 3)')]);
   });
 
   it('fails a p99 that stays more than 15 % above its baseline', () => {
     const shapes = steady(15).map((shape, i) => (i >= 9 ? { p99: 24 } : shape));
     const verdict = soakVerdict(run(shapes));
     expect(verdict.passed).toBe(false);
-    expect(verdict.failures).toEqual([
-      expect.stringMatching(/^p99 of PUT position drifted: over 23 ms \(median of minutes 3–5: 20 ms\) in minutes 10: 24, 11: 24, 12: 24$/),
-    ]);
+    expect(verdict.failures).toEqual(['p99 of PUT position drifted: 24 ms in minutes 10–14, over 23 ms (minutes 3–7: 20 ms; each the mean of the lowest 3)']);
   });
 
   it('ignores a p99 within the floor of a few milliseconds', () => {
@@ -105,8 +118,16 @@ describe('soak verdict', () => {
   it('fails RSS that climbs', () => {
     const shapes = steady(15).map((shape, i) => ({ ...shape, rss: 190 + i * 5 }));
     const verdict = soakVerdict(run(shapes));
-    expect(verdict.failures).toEqual([
-      expect.stringMatching(/^RSS of service drifted: over 235.7 MB \(median of minutes 3–5: 205 MB\) in minutes 11: 240, 12: 245, 13: 250$/),
+    expect(verdict.failures).toEqual(['RSS of service drifted: 240 MB in minutes 10–14, over 235.7 MB (minutes 3–7: 205 MB; each the mean of the lowest 3)']);
+  });
+
+  it('judges over spans as long as the checkpoint period', () => {
+    const shapes = steady(9).map((shape, i) => (i >= 6 ? { p99: 30 } : shape));
+    expect(soakVerdict(run(shapes)).notes).toEqual([
+      'RSS and p99 drift are judged over spans of 5 minutes (one checkpoint period): minutes 3–7 against every later span (runs of 12 minutes or more)',
+    ]);
+    expect(soakVerdict(run(shapes, undefined, 3)).failures).toEqual([
+      'p99 of PUT position drifted: 30 ms in minutes 7–9, over 23 ms (minutes 3–5: 20 ms; each the mean of the lowest 1)',
     ]);
   });
 
@@ -114,13 +135,17 @@ describe('soak verdict', () => {
     const shapes = steady(15, { responses: 15 }).map((shape, i) => (i >= 5 ? { ...shape, p99: 400 } : shape));
     const verdict = soakVerdict(run(shapes));
     expect(verdict.passed).toBe(true);
-    expect(verdict.notes).toEqual([`PUT position: fewer than ${DEFAULT_RULES.minResponsesForP99} answers a minute in minutes 3–5: p99 not judged`]);
+    expect(verdict.notes).toEqual([
+      `p99 of PUT position: not judged, a minute of minutes 3–7 lacks it (fewer than ${DEFAULT_RULES.minResponsesForP99} answers, or not sampled)`,
+    ]);
   });
 
   it('says so when the run is too short to judge drift', () => {
-    const verdict = soakVerdict(run(steady(7, { rss: 400 })));
+    const verdict = soakVerdict(run(steady(11, { rss: 400 })));
     expect(verdict.passed).toBe(true);
-    expect(verdict.notes).toEqual(['RSS and p99 drift are judged on minutes 3–5 and at least 3 minutes after them (runs of 8 minutes or more)']);
+    expect(verdict.notes).toEqual([
+      'RSS and p99 drift are judged over spans of 5 minutes (one checkpoint period): minutes 3–7 against every later span (runs of 12 minutes or more)',
+    ]);
   });
 
   it('fails a service that falls behind the rate, once warm', () => {
