@@ -12,6 +12,8 @@ export interface EndpointMinute {
   responses: number;
   /** p99 of the minute's answers, in ms; null with no answer. */
   p99Ms: number | null;
+  /** The minute's median answer, in ms; null with no answer. */
+  p50Ms: number | null;
   /** Answers with a status the scenario does not expect (any non-2xx). */
   unexpected: number;
   /** Requests that got no answer: refused connection, reset, timeout. */
@@ -75,10 +77,15 @@ export interface VerdictRules {
   drift: number;
   /** The highest minutes of each span left out of its figure: stalls that one minute's p99 catches (a GC, a neighbour's burst). */
   dropHighest: number;
-  /** A p99 must also exceed the baseline by this much to count as over (timer and scheduling noise of a shared 2-core machine). */
+  /** A latency must also exceed the baseline by this much to count as over (timer and scheduling noise of a shared 2-core machine). */
   p99FloorMs: number;
-  /** An endpoint's p99 is judged only in minutes with at least this many answers (fewer: the p99 is one request). */
+  /**
+   * An endpoint's p99 is judged only when each minute has at least this many answers, so that
+   * it is the 10th slowest or beyond; with fewer, a minute's p99 is its slowest request or two,
+   * and the endpoint's p50 is judged instead, from `minResponsesForP50` answers a minute.
+   */
   minResponsesForP99: number;
+  minResponsesForP50: number;
   /** Rows a table may grow beyond its allowance: the larger of these. */
   rowSlack: { rows: number; fraction: number };
   /** A table the traffic adds no row to may grow this much in bytes past the baseline minute, besides `drift`. */
@@ -92,7 +99,8 @@ export const DEFAULT_RULES: VerdictRules = {
   drift: 0.15,
   dropHighest: 2,
   p99FloorMs: 2,
-  minResponsesForP99: 100,
+  minResponsesForP99: 1000,
+  minResponsesForP50: 100,
   rowSlack: { rows: 100, fraction: 0.01 },
   bytesSlack: 1024 * 1024,
   skippedFraction: 0.01,
@@ -188,18 +196,29 @@ function driftFailures(run: SoakRun, rules: VerdictRules, notes: string[]): stri
     });
   }
   for (const { key, label } of judged[0].endpoints) {
-    const p99 = (m: MinuteSample) => {
-      const e = m.endpoints.find((x) => x.key === key);
-      return e && e.p99Ms !== null && e.responses >= rules.minResponsesForP99 ? e.p99Ms : undefined;
-    };
-    series.push({ what: `p99 of ${label}`, unit: 'ms', floor: rules.p99FloorMs, values: judged.map((m) => ({ minute: m.minute, value: p99(m) })) });
+    const endpoint = (m: MinuteSample) => m.endpoints.find((x) => x.key === key);
+    const answered = (m: MinuteSample, least: number) => (endpoint(m)?.responses ?? 0) >= least;
+    const baseMinutes = judged.slice(0, span);
+    const [what, least, figure] = baseMinutes.every((m) => answered(m, rules.minResponsesForP99))
+      ? (['p99', rules.minResponsesForP99, (e: EndpointMinute) => e.p99Ms] as const)
+      : (['p50', rules.minResponsesForP50, (e: EndpointMinute) => e.p50Ms] as const);
+    if (!baseMinutes.every((m) => answered(m, least))) {
+      notes.push(`${label}: fewer than ${rules.minResponsesForP50} answers in a minute of ${baseSpan}: its latency is not judged`);
+      continue;
+    }
+    series.push({
+      what: `${what} of ${label}`,
+      unit: 'ms',
+      floor: rules.p99FloorMs,
+      values: judged.map((m) => ({ minute: m.minute, value: answered(m, least) ? (figure(endpoint(m)!) ?? undefined) : undefined })),
+    });
   }
   const kept = span - rules.dropHighest;
   const failures: string[] = [];
   for (const s of series) {
     const baseline = spanFigure(s.values.slice(0, span), kept);
     if (baseline === undefined) {
-      notes.push(`${s.what}: not judged, a minute of ${baseSpan} lacks it (fewer than ${rules.minResponsesForP99} answers, or not sampled)`);
+      notes.push(`${s.what}: not judged, a minute of ${baseSpan} lacks it`);
       continue;
     }
     const limit = Math.max(baseline * (1 + rules.drift), baseline + s.floor);

@@ -174,6 +174,7 @@ async function observeMinute(
       label: scenario.label,
       responses,
       p99Ms: responses ? Math.round(p99 * 10) / 10 : null,
+      p50Ms: responses ? Math.round(percentile(sorted, 0.5) * 10) / 10 : null,
       unexpected: Object.entries(got.statuses).reduce((n, [status, count]) => n + (Number(status) >= 200 && Number(status) < 300 ? 0 : count), 0),
       errors: got.errors,
       skipped: got.skipped,
