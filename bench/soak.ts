@@ -1,7 +1,9 @@
-// `npm run soak`: see docs/performance.md, "Soak". The bench's set-up (own database, migrations,
-// seed, the built service), then every bench scenario and endings chosen at fixed rates for
-// --minutes, a webhook receiver on loopback and the service's scheduled jobs running; each
-// minute one line of RSS, p99 per endpoint and table sizes; then the verdict (soak-verdict.ts).
+// `npm run soak`: see docs/performance.md, "Soak", and ADR 0134. The bench's set-up (own
+// database, migrations, seed, the built service); each scenario's capacity and a calibration
+// of the mix, measured in this sitting; then every bench scenario and endings chosen at fixed
+// rates for --minutes, a webhook receiver on loopback and the service's scheduled jobs
+// running; each minute one line of RSS, p99 per endpoint and table sizes; then the verdict
+// (soak-verdict.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';

@@ -13,6 +13,11 @@ export function isTransientConflict(error: unknown): boolean {
   return code === '40P01' || code === '40001';
 }
 
+/** True when a write named a row that does not exist through a foreign key (23503). */
+export function isForeignKeyViolation(error: unknown): boolean {
+  return sqlState(error) === '23503';
+}
+
 /** True when PostgreSQL cancelled a statement that ran past its timeout (57014): nothing was written. */
 export function isStatementTimeout(error: unknown): boolean {
   return sqlState(error) === '57014';

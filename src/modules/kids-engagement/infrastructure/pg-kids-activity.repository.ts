@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { isForeignKeyViolation } from '../../../shared/persistence/database-errors.js';
 import { Db } from '../../../shared/persistence/db.js';
 import { ReportingDb } from '../../../shared/persistence/reporting-db.js';
 import { defineStatement, sql } from '../../../shared/persistence/sql.js';
@@ -7,8 +8,6 @@ import type { ReportingWindow } from '../../analytics/index.js';
 import { UnknownPartnerError } from '../../identity/index.js';
 import type { KidsActivityRecord } from '../domain/kids-activity.js';
 import { KidsActivityRepository, type EntitledAmong, type ImportCounts, type KidsActivityTotals } from '../domain/kids-activity.repository.js';
-
-const FOREIGN_KEY_VIOLATION = '23503';
 
 @Injectable()
 export class PgKidsActivityRepository extends KidsActivityRepository {
@@ -50,7 +49,7 @@ export class PgKidsActivityRepository extends KidsActivityRepository {
       );
       return counts;
     } catch (error) {
-      if ((error as { code?: string }).code === FOREIGN_KEY_VIOLATION) throw new UnknownPartnerError(`No partner ${tenant.partnerId}`);
+      if (isForeignKeyViolation(error)) throw new UnknownPartnerError(`No partner ${tenant.partnerId}`);
       throw error;
     }
   }
