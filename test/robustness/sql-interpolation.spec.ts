@@ -59,12 +59,8 @@ const REVIEWED: Record<string, string[]> = {
   'src/database/migrations/1763900800000-monthly-partitions.ts': ['PARTITIONS_LOCK_CLASS', 'PARTITIONS_LOCK_CLASS', 'MONTHS_AHEAD', 'MONTHS_AHEAD'],
   // Trigger bodies and triggers from constant column lists, measures and conditions.
   'src/database/migrations/1764100400000-entitlement-counts.ts': [
-    "deltas('inserted', RECORD_COLUMNS, RECORD_MEASURES)",
-    "deltas('deleted', RECORD_COLUMNS, RECORD_MEASURES)",
-    "deltas('updated', RECORD_COLUMNS, RECORD_MEASURES)",
-    "deltas('inserted', HISTORY_COLUMNS, HISTORY_MEASURES)",
-    "deltas('deleted', HISTORY_COLUMNS, HISTORY_MEASURES)",
-    "deltas('updated', HISTORY_COLUMNS, HISTORY_MEASURES)",
+    "countFunction('entitlement_count_records', (change) => deltas(change, RECORD_COLUMNS, RECORD_MEASURES))",
+    "countFunction('entitlement_count_history', (change) => deltas(change, HISTORY_COLUMNS, HISTORY_MEASURES))",
     "countTriggers('entitlements', 'entitlement_count_records', null, RECORD_CHANGED)",
     "countTriggers('entitlement_history', 'entitlement_count_history', null, HISTORY_CHANGED)",
     'RECORD_MEASURES',
@@ -74,9 +70,7 @@ const REVIEWED: Record<string, string[]> = {
   ],
   // Trigger bodies and triggers from constant column lists and conditions.
   'src/database/migrations/1764100600000-webhook-delivery-counts.ts': [
-    "deltas('inserted')",
-    "deltas('deleted')",
-    "deltas('updated')",
+    "countFunction('webhook_delivery_count', deltas)",
     "countTriggers('webhook_deliveries', 'webhook_delivery_count', null, 'OLD.status IS DISTINCT FROM NEW.status')",
     "signedRows(['status'], change)",
   ],
@@ -104,9 +98,7 @@ const REVIEWED: Record<string, string[]> = {
   // The summary function's move, the marking trigger bodies and triggers from constant column lists.
   'src/database/migrations/1764100500000-entitlement-day-peaks.ts': [
     'MOVE',
-    "marks('inserted')",
-    "marks('deleted')",
-    "marks('updated')",
+    "countFunction('entitlement_day_peak_marks', marks)",
     "countTriggers('entitlement_history', 'entitlement_day_peak_marks', null, HISTORY_CHANGED, 'day_peak_mark')",
     'signedRows(HISTORY_COLUMNS, change)',
     'MOVE',
@@ -121,12 +113,8 @@ const REVIEWED: Record<string, string[]> = {
   'src/modules/entitlements/infrastructure/typeorm-entitlement.repository.ts': ["daySummaryBase('$5::timestamptz')"],
   // Trigger bodies and triggers from constant column lists, measures and conditions.
   'src/database/migrations/1764100300000-engagement-day-counts.ts': [
-    "activityDayDeltas('inserted')",
-    "activityDayDeltas('deleted')",
-    "activityDayDeltas('updated')",
-    "progressDeltas('inserted')",
-    "progressDeltas('deleted')",
-    "progressDeltas('updated')",
+    "countFunction('engagement_count_activity_days', activityDayDeltas)",
+    "countFunction('engagement_count_progress', progressDeltas)",
     "countTriggers('reading_reader_days', 'engagement_count_activity_days', 'readers', ACTIVITY_DAY_CHANGED)",
     "countTriggers('reading_chapter_days', 'engagement_count_activity_days', 'chapters', ACTIVITY_DAY_CHANGED)",
     "countTriggers('novel_progress', 'engagement_count_progress', null, PROGRESS_CHANGED)",

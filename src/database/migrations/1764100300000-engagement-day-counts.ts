@@ -42,23 +42,9 @@ export class EngagementDayCounts1764100300000 implements MigrationInterface {
       CREATE INDEX engagement_day_counts_period ON engagement_day_counts (partner_id, environment, measure, day) INCLUDE (since_day, novel_id, choice_id, count);
       CREATE INDEX engagement_day_counts_unsettled ON engagement_day_counts (id) WHERE NOT settled;
 
-      CREATE FUNCTION engagement_count_activity_days() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF TG_OP = 'INSERT' THEN ${activityDayDeltas('inserted')}
-        ELSIF TG_OP = 'DELETE' THEN ${activityDayDeltas('deleted')}
-        ELSE ${activityDayDeltas('updated')}
-        END IF;
-        RETURN NULL;
-      END $$;
+      ${countFunction('engagement_count_activity_days', activityDayDeltas)}
 
-      CREATE FUNCTION engagement_count_progress() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF TG_OP = 'INSERT' THEN ${progressDeltas('inserted')}
-        ELSIF TG_OP = 'DELETE' THEN ${progressDeltas('deleted')}
-        ELSE ${progressDeltas('updated')}
-        END IF;
-        RETURN NULL;
-      END $$;
+      ${countFunction('engagement_count_progress', progressDeltas)}
 
       ${countTriggers('reading_reader_days', 'engagement_count_activity_days', 'readers', ACTIVITY_DAY_CHANGED)}
       ${countTriggers('reading_chapter_days', 'engagement_count_activity_days', 'chapters', ACTIVITY_DAY_CHANGED)}
@@ -127,10 +113,7 @@ export function countTriggers(table: string, fn: string, measure: string | null,
         REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}(${args});`;
 }
 
-/**
- * The trigger function of a signed-count table: `deltas` writes a statement's (or a row's)
- * deltas for each kind of change. The migrations before 1764100800000 spell it out.
- */
+/** The trigger function of a signed-count table: `deltas` writes a statement's (or a row's) deltas for each kind of change. */
 export function countFunction(name: string, deltas: (change: Change) => string): string {
   return `
       CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { countTriggers, signedRows, type Change } from './1764100300000-engagement-day-counts.js';
+import { countFunction, countTriggers, signedRows, type Change } from './1764100300000-engagement-day-counts.js';
 
 /**
  * Signed counts behind billing usage (ADR 0129), so that it reads a number of rows
@@ -30,23 +30,9 @@ export class EntitlementCounts1764100400000 implements MigrationInterface {
       CREATE INDEX entitlement_counts_product ON entitlement_counts (partner_id, environment, product, measure, day) INCLUDE (count);
       CREATE INDEX entitlement_counts_unsettled ON entitlement_counts (id) WHERE NOT settled;
 
-      CREATE FUNCTION entitlement_count_records() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF TG_OP = 'INSERT' THEN ${deltas('inserted', RECORD_COLUMNS, RECORD_MEASURES)}
-        ELSIF TG_OP = 'DELETE' THEN ${deltas('deleted', RECORD_COLUMNS, RECORD_MEASURES)}
-        ELSE ${deltas('updated', RECORD_COLUMNS, RECORD_MEASURES)}
-        END IF;
-        RETURN NULL;
-      END $$;
+      ${countFunction('entitlement_count_records', (change) => deltas(change, RECORD_COLUMNS, RECORD_MEASURES))}
 
-      CREATE FUNCTION entitlement_count_history() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF TG_OP = 'INSERT' THEN ${deltas('inserted', HISTORY_COLUMNS, HISTORY_MEASURES)}
-        ELSIF TG_OP = 'DELETE' THEN ${deltas('deleted', HISTORY_COLUMNS, HISTORY_MEASURES)}
-        ELSE ${deltas('updated', HISTORY_COLUMNS, HISTORY_MEASURES)}
-        END IF;
-        RETURN NULL;
-      END $$;
+      ${countFunction('entitlement_count_history', (change) => deltas(change, HISTORY_COLUMNS, HISTORY_MEASURES))}
 
       ${countTriggers('entitlements', 'entitlement_count_records', null, RECORD_CHANGED)}
       ${countTriggers('entitlement_history', 'entitlement_count_history', null, HISTORY_CHANGED)}

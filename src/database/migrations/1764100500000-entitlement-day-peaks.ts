@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { countTriggers, signedRows, type Change } from './1764100300000-engagement-day-counts.js';
+import { countFunction, countTriggers, signedRows, type Change } from './1764100300000-engagement-day-counts.js';
 
 /**
  * Per-day summaries behind billing usage's peak and daily mean (ADR 0130), so that
@@ -62,14 +62,7 @@ export class EntitlementDayPeaks1764100500000 implements MigrationInterface {
                          GROUP BY effective_at) AS instants) AS counted
       $$;
 
-      CREATE FUNCTION entitlement_day_peak_marks() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF TG_OP = 'INSERT' THEN ${marks('inserted')}
-        ELSIF TG_OP = 'DELETE' THEN ${marks('deleted')}
-        ELSE ${marks('updated')}
-        END IF;
-        RETURN NULL;
-      END $$;
+      ${countFunction('entitlement_day_peak_marks', marks)}
       ${countTriggers('entitlement_history', 'entitlement_day_peak_marks', null, HISTORY_CHANGED, 'day_peak_mark')}
     `);
     // What was written before: summarised at once.

@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { countTriggers, signedRows, type Change } from './1764100300000-engagement-day-counts.js';
+import { countFunction, countTriggers, signedRows, type Change } from './1764100300000-engagement-day-counts.js';
 
 /**
  * Signed counts of undelivered webhook deliveries by status (ADR 0131), so that
@@ -21,14 +21,7 @@ export class WebhookDeliveryCounts1764100600000 implements MigrationInterface {
       CREATE INDEX webhook_delivery_counts_status ON webhook_delivery_counts (status) INCLUDE (count);
       CREATE INDEX webhook_delivery_counts_unsettled ON webhook_delivery_counts (id) WHERE NOT settled;
 
-      CREATE FUNCTION webhook_delivery_count() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF TG_OP = 'INSERT' THEN ${deltas('inserted')}
-        ELSIF TG_OP = 'DELETE' THEN ${deltas('deleted')}
-        ELSE ${deltas('updated')}
-        END IF;
-        RETURN NULL;
-      END $$;
+      ${countFunction('webhook_delivery_count', deltas)}
       ${countTriggers('webhook_deliveries', 'webhook_delivery_count', null, 'OLD.status IS DISTINCT FROM NEW.status')}
 
       INSERT INTO webhook_delivery_counts (status, count, settled)
