@@ -15,6 +15,9 @@ export interface DataSize {
   tokensPerCredential: number;
 }
 
+/** Connections the bench loads an endpoint with unless the scenario or --connections says otherwise. */
+export const DEFAULT_CONNECTIONS = 32;
+
 export interface BenchOptions {
   quick: boolean;
   profile: boolean;
@@ -97,7 +100,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     durationSeconds: number('duration', quick ? 2 : 10),
     warmupSeconds: number('warmup', quick ? 1 : 3),
     rounds: Math.round(number('rounds', quick ? 1 : 2)),
-    connections: Math.round(number('connections', 32)),
+    connections: Math.round(number('connections', DEFAULT_CONNECTIONS)),
     scale: Math.round(number('scale', 1)),
   };
 }

@@ -1,6 +1,7 @@
 import { Agent, request } from 'node:http';
 import pg from 'pg';
 import { combine, fmt, measureRuns } from './load.js';
+import { DEFAULT_CONNECTIONS } from './options.js';
 import { SCENARIOS, type Rotation, type Scenario } from './scenarios.js';
 import type { RunningServer } from './servers.js';
 
@@ -85,16 +86,13 @@ export interface CapacityRun {
 export async function measureCapacities(service: RunningServer, rotation: Rotation, run: CapacityRun): Promise<Record<string, number>> {
   const capacity: Record<string, number> = {};
   for (const scenario of SCENARIOS) {
-    const runs = await measureRuns([service], scenario, rotation, scenario.connections ?? CAPACITY_CONNECTIONS, { ...run, rounds: 1 });
+    const runs = await measureRuns([service], scenario, rotation, scenario.connections ?? DEFAULT_CONNECTIONS, { ...run, rounds: 1 });
     const figures = combine(runs.get(service)!);
     capacity[scenario.key] = figures.requestsPerSecond;
     log(`soak: capacity of ${scenario.label.padEnd(44)} ${fmt(figures)}`);
   }
   return capacity;
 }
-
-/** The bench's default concurrency (bench/options.ts). */
-const CAPACITY_CONNECTIONS = 32;
 
 /**
  * Fixed rates that use `fraction` of the machine in all: each bench scenario gets an equal

@@ -78,7 +78,7 @@ export interface VerdictRules {
   /** The highest minutes of each span left out of its figure: stalls that one minute's p99 catches (a GC, a neighbour's burst). */
   dropHighest: number;
   /** A latency must also exceed the baseline by this much to count as over (timer and scheduling noise of a shared 2-core machine). */
-  p99FloorMs: number;
+  latencyFloorMs: number;
   /**
    * An endpoint's p99 is judged only when each minute has at least this many answers, so that
    * it is the 10th slowest or beyond; with fewer, a minute's p99 is its slowest request or two,
@@ -98,7 +98,7 @@ export const DEFAULT_RULES: VerdictRules = {
   baselineMinute: 3,
   drift: 0.15,
   dropHighest: 2,
-  p99FloorMs: 2,
+  latencyFloorMs: 2,
   minResponsesForP99: 1000,
   minResponsesForP50: 100,
   rowSlack: { rows: 100, fraction: 0.01 },
@@ -163,7 +163,7 @@ interface Series {
  * its minutes without the `dropHighest` highest. The baseline is the span that starts at the
  * baseline minute (minutes 3–7); every later span of as many consecutive minutes (8–12,
  * 9–13, …) fails when its figure exceeds the baseline's by more than `drift` (and
- * `p99FloorMs` for a p99).
+ * `latencyFloorMs` for a p99).
  *
  * Why spans of a checkpoint period: PostgreSQL spreads a checkpoint's writes over most of the
  * period, and every page's first change after it writes the whole page to the WAL, so the p99
@@ -209,7 +209,7 @@ function driftFailures(run: SoakRun, rules: VerdictRules, notes: string[]): stri
     series.push({
       what: `${what} of ${label}`,
       unit: 'ms',
-      floor: rules.p99FloorMs,
+      floor: rules.latencyFloorMs,
       values: judged.map((m) => ({ minute: m.minute, value: answered(m, least) ? (figure(endpoint(m)!) ?? undefined) : undefined })),
     });
   }

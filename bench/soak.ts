@@ -12,6 +12,7 @@ import { freePort } from '../src/shared/net/free-port.js';
 import { percentile } from './load.js';
 import { parseSoakOptions, type SoakOptions } from './options.js';
 import type { Rotation } from './scenarios.js';
+import { sleep } from './servers.js';
 import { ROOT, withSeededService } from './service-setup.js';
 import {
   DatabaseObserver,
@@ -108,7 +109,7 @@ async function main(): Promise<number> {
     observer.startSampling();
     const minutes: SoakMinute[] = [];
     for (let minute = 1; minute <= options.minutes; minute++) {
-      await new Promise((resolve) => setTimeout(resolve, trafficStart + minute * 60_000 - Date.now()));
+      await sleep(trafficStart + minute * 60_000 - Date.now());
       const sample = await observeMinute(minute, traffic, rss, receiver, observer, machine);
       minutes.push(sample);
       console.log(minuteLine(sample));
@@ -118,7 +119,7 @@ async function main(): Promise<number> {
     absorbTail(minutes.at(-1)!, traffic.takeMinute());
     const finished = minutes.reduce((n, m) => n + (m.statuses[FINISH_SCENARIO.key]?.['200'] ?? 0), 0);
     const drainUntil = Date.now() + WEBHOOK_DRAIN_MS;
-    while (receiver.totals().events < finished && Date.now() < drainUntil) await new Promise((resolve) => setTimeout(resolve, 250));
+    while (receiver.totals().events < finished && Date.now() < drainUntil) await sleep(250);
     const received = receiver.totals();
     const verdict = soakVerdict({
       minutes,
@@ -278,8 +279,6 @@ async function calibrate(
   );
   return calibration;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function logRates(options: SoakOptions, rates: SoakRates, calibration: Calibration): void {
   const total = Object.values(rates.perSecond).reduce((a, b) => a + b, 0);
