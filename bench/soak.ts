@@ -1,4 +1,4 @@
-// `npm run soak`: see docs/performance.md, "Soak", and ADR 0134. The bench's set-up (own
+// `npm run soak`: see docs/performance.md, "Soak". The bench's set-up (own
 // database, migrations, seed, the built service); each scenario's capacity and a calibration
 // of the mix, measured in this sitting; then every bench scenario and endings chosen at fixed
 // rates for --minutes, a webhook receiver on loopback and the service's scheduled jobs
