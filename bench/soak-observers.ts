@@ -12,7 +12,7 @@ import type { TableAllowance, TableReading } from './soak-verdict.js';
 export const TABLE_ALLOWANCES: readonly TableAllowance[] = [
   // Updated in place by every PUT (the rotation's readers all have a position): no new row.
   { table: 'playback_positions', rowsPerRequest: {} },
-  // A chapter's first save of a UTC day writes one activity row (ADR 0114); later saves none.
+  // A chapter's first save of a UTC day writes one activity row (ADR 0123); later saves none.
   { table: 'reading_activity', rowsPerRequest: { 'position-put': 1, finish: 1 } },
   { table: 'reading_chapter_days', rowsPerRequest: { 'position-put': 1, finish: 1 } },
   { table: 'reading_reader_days', rowsPerRequest: { 'position-put': 1, finish: 1 } },

@@ -79,7 +79,7 @@ function novelId(value: unknown, name = 'novel id'): string {
 
 type Row = Record<string, unknown>;
 const query = async (text: string, values: unknown[]): Promise<Row[]> => (await pool.query(text, values)).rows;
-/** A named statement, as the service sends its hot statements (ADR 0107). */
+/** A named statement, as the service sends its hot statements (ADR 0123). */
 const prepared = async (statement: { name: string; text: string }, values: unknown[]): Promise<Row[]> => (await pool.query({ ...statement, values })).rows;
 
 interface Novel {
@@ -98,7 +98,7 @@ interface Chapter {
   audioDurationSeconds: number | null;
 }
 
-/** The live catalog in memory, as the service's snapshot (ADR 0105); the bench never changes it while it runs. */
+/** The live catalog in memory, as the service's snapshot (ADR 0123); the bench never changes it while it runs. */
 const catalog = await (async () => {
   const [categoryRows, novelRows, chapterRows] = await Promise.all([
     query(sql.CATALOG_CATEGORIES, ['live']),

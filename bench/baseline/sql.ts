@@ -5,7 +5,7 @@
  * changes, change its copy here: test/architecture/bench-statements.e2e-spec.ts fails on
  * drift, and the bench's SQL check (pg_stat_statements, bench/sql-check.ts) lists any
  * statement that only one of the two servers runs. Reference
- * data (categories, novels, chapters) is served from memory by both servers (ADR 0105):
+ * data (categories, novels, chapters) is served from memory by both servers (ADR 0123):
  * the baseline loads it once at start with CATALOG_*.
  */
 
@@ -18,7 +18,7 @@ export const FEATURE_PARAMETERS = [
 
 /**
  * The hot statements of TypeOrmReadingProgressRepository and PgPlaybackPositionRepository,
- * as they compose them from the entitlements, reading and analytics queries (ADR 0124).
+ * as they compose them from the entitlements, reading and analytics queries (ADR 0025).
  * Placeholders: $1–$3 the feature lists (FEATURE_PARAMETERS), $4–$6 partner, environment
  * and subscriber, then each statement's own (see the bench's baseline server). A test
  * (test/architecture/bench-statements.e2e-spec.ts) fails when these drift from the service's.

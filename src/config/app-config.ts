@@ -94,7 +94,7 @@ export class AppConfig {
    * port number for a separate listener (kept off the partner-facing port), or 'off'.
    */
   readonly metricsPort: number | 'off' | null;
-  /** Days reading activity is kept; a month's partition is dropped once all of it is older (ADR 0102). */
+  /** Days reading activity is kept; a month's partition is dropped once all of it is older (ADR 0100). */
   readonly activityRetentionDays: number;
   /** Days the stream URL audit log is kept, dropped by whole months like reading activity. */
   readonly streamAuditRetentionDays: number;

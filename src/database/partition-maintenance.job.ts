@@ -21,7 +21,7 @@ export interface PartitionChanges {
 /**
  * Keeps the tables partitioned by month (ADR 0100) ready and within retention: creates the
  * partitions of the current month and MONTHS_AHEAD after it, and drops every partition whose
- * whole month is older than the table's retention (ADR 0102): rows are never deleted one
+ * whole month is older than the table's retention (ADR 0100): rows are never deleted one
  * by one. Runs at start, so a fresh service has its months, then every hour. Replicas may
  * run it at the same moment: the database functions it calls (migration 1763900800000)
  * take turns per table on an advisory lock and create each month once.

@@ -3,7 +3,7 @@ import type { Bindings, ChildLoggerOptions, Level, LevelWithSilentOrString, Logg
 
 /**
  * A request's logger that becomes a pino child of the root logger the first time the request
- * writes a line at an enabled level (ADR 0111). Making a child serialises its bindings through
+ * writes a line at an enabled level (ADR 0123). Making a child serialises its bindings through
  * the redaction there and then, which the bench profile showed on every request, while at warn
  * (the bench's level, and a deployment's that keeps only problems) most requests write no line.
  */

@@ -1,5 +1,5 @@
 /**
- * The one way state is kept in a replica's memory to save work (ADR 0126): a
+ * The one way state is kept in a replica's memory to save work (ADR 0025): a
  * get-or-compute memo with a name and a declared policy. Every memo is listed in
  * docs/memory.md (what, key, bound, invalidation, why); a test fails when a named memo is
  * missing from it. Caches of shared data that another replica may change are not memos:

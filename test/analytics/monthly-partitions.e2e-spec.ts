@@ -7,7 +7,7 @@ import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
  * reading_activity and stream_url_issues partitioned by month (ADR 0100): rows land in
  * their month, the rollup trigger on the parent still fires, the maintenance job creates
  * months ahead once however many replicas run it, and retention drops whole months past
- * the setting without changing the engagement report (ADR 0102).
+ * the setting without changing the engagement report (ADR 0100).
  */
 let first: TestApp;
 let second: TestApp;

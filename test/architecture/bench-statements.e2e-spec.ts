@@ -5,7 +5,7 @@ import { useTestApp } from '../support/test-app.js';
 
 /**
  * The bench's bare baseline runs copies of the service's hot statements (it loads no Nest,
- * so it cannot compose them as the service does, ADR 0124). A copy that drifted would make
+ * so it cannot compose them as the service does, ADR 0025). A copy that drifted would make
  * the bench compare unequal work: this fails first.
  */
 const t = useTestApp();

@@ -27,7 +27,7 @@ const grants = fc
   .tuple(...PRODUCTS.map((product) => fc.option(fc.record({ product: fc.constant(product), status, internalPlan: plan }), { nil: undefined })))
   .map((rows) => rows.filter((row): row is EntitlementGrant => row !== undefined));
 
-describe('the features query other modules embed (ADR 0107, 0124)', () => {
+describe('the features query other modules embed (ADR 0123, 0025)', () => {
   it('says what featuresOf says, for every set of entitlements, against the real table', async () => {
     let run = 0;
     await fc.assert(

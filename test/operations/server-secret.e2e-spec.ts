@@ -6,7 +6,7 @@ import { createTestDatabase } from '../support/test-database.js';
 import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
- * Issue 27, item 2 (ADR 0121): the database records which SERVER_SECRET it goes with; a
+ * Issue 27, item 2 (ADR 0003): the database records which SERVER_SECRET it goes with; a
  * process started with another refuses in one line, and SERVER_SECRET_PREVIOUS rotates the
  * secret with replicas of both configurations serving throughout.
  */

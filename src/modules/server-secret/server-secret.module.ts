@@ -7,7 +7,7 @@ import { SecretFingerprintRepository } from './domain/secret-fingerprint.reposit
 import { PgSecretFingerprintRepository } from './infrastructure/pg-secret-fingerprint.repository.js';
 
 /**
- * The root secret's place in the database (ADR 0121): the start-up check that the database
+ * The root secret's place in the database (ADR 0003): the start-up check that the database
  * goes with SERVER_SECRET, and the rotation that moves it to a new one without downtime.
  */
 @Module({

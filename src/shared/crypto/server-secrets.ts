@@ -7,7 +7,7 @@ interface DerivedKeys {
   pepper: Buffer;
   sealingKey: Buffer;
   mediaUrlKey: Buffer;
-  /** Names the root secret without revealing it: what the database records (ADR 0121). */
+  /** Names the root secret without revealing it: what the database records (ADR 0003). */
   fingerprint: string;
 }
 
@@ -15,7 +15,7 @@ interface DerivedKeys {
 export type SecretMatch = 'writing' | 'other';
 
 /**
- * Keys derived from SERVER_SECRET and, during a rotation, SERVER_SECRET_PREVIOUS (ADR 0121).
+ * Keys derived from SERVER_SECRET and, during a rotation, SERVER_SECRET_PREVIOUS (ADR 0003).
  * New material is sealed, hashed and signed with the *writing* secret: the one the database
  * records, which is the previous one until `secret:rotate` moves the database to the new
  * one. Stored material is read with either, so replicas that know both never fail to read

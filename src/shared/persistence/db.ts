@@ -32,7 +32,7 @@ export class Db {
 
   /**
    * As `query`, as a named prepared statement: PostgreSQL parses and plans it once per
-   * connection instead of at every call (ADR 0107). For the hot paths' fixed statements
+   * connection instead of at every call (ADR 0123). For the hot paths' fixed statements
    * only: a name always carries the same text (pg refuses a name reused for other text),
    * and each one stays prepared on every pooled connection.
    */

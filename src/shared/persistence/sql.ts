@@ -1,5 +1,5 @@
 /**
- * SQL composed from pieces that carry their own values (the Slonik pattern, ADR 0124). A
+ * SQL composed from pieces that carry their own values (the Slonik pattern, ADR 0025). A
  * module that owns a table writes the fragment over it (`sql` with its values inside); a
  * statement embeds fragments of other modules without knowing their text, and the
  * statement numbers every placeholder itself. So no module exports SQL text, and none

@@ -5,7 +5,7 @@ import { ActivityRepository, type ActivitySql, type ReadingActivity } from '../d
 /**
  * The door through which the reading and playback modules record activity: the queries
  * their statements embed, so that the activity is written in the statement that makes the
- * change it records (ADR 0124).
+ * change it records (ADR 0025).
  */
 @Injectable()
 export class ActivityRecorder {

@@ -19,12 +19,12 @@ export interface ActivitySql extends SubscriberKeySql {
 
 /**
  * Reading activity, recorded inside the statements of the modules whose writes it records
- * (ADR 0124): analytics owns reading_activity and its rollups, so it writes the queries
+ * (ADR 0025): analytics owns reading_activity and its rollups, so it writes the queries
  * over them, and the reading and playback statements embed them.
  */
 export abstract class ActivityRepository {
   /** Inserts one activity row of `kind` per row `from` answers (none: nothing recorded). The rollup trigger fires as for any insert. */
   abstract recordQuery(activity: ActivitySql, kind: ReadingActivity['kind'], from: SqlFragment): SqlFragment;
-  /** Answers a row when the reader's activity on the chapter is already rolled up for the UTC day of `at` (ADR 0114). */
+  /** Answers a row when the reader's activity on the chapter is already rolled up for the UTC day of `at` (ADR 0123). */
   abstract recordedQuery(activity: ActivitySql): SqlFragment;
 }

@@ -21,7 +21,7 @@ const columnsOf = (columns: readonly string[], prefix: string) => columns.map((c
 
 /**
  * Reads come from an in-memory snapshot of each environment's published catalog, loaded on
- * first use and dropped on every replica when an import commits (ADR 0105); a chapter's
+ * first use and dropped on every replica when an import commits (ADR 0123); a chapter's
  * text alone is read from the database. Writes are plain SQL in the caller's transaction.
  */
 @Injectable()

@@ -109,7 +109,7 @@ export class EntitlementsService {
   /** What the subscriber may do now, from its active entitlements. */
   /**
    * The subscriber's features as a query another module's statement embeds (one row:
-   * `reading`, `audio`, `earlyAccess`), so a hot read costs one statement (ADR 0124).
+   * `reading`, `audio`, `earlyAccess`), so a hot read costs one statement (ADR 0025).
    */
   featuresQuery(who: SubscriberKeySql): SqlFragment {
     return this.entitlements.featuresQuery(who);

@@ -57,7 +57,7 @@ export interface EntitlementGrant {
 /**
  * What grants each feature, as lists: the products that allow reading and the plans that
  * include audio or early access. featuresOf reads them, and so can a SQL statement that
- * computes the features next to other rows (ADR 0083), so the rule has one source.
+ * computes the features next to other rows (ADR 0123), so the rule has one source.
  */
 export const FEATURE_GRANTS = {
   readingProducts: ['textapp', 'audioapp'] as readonly Product[],

@@ -2,7 +2,7 @@ import type { FactoryProvider } from '@nestjs/common';
 import { SignedCountFolding } from '../../../shared/persistence/signed-counts.js';
 
 // The per-day summaries behind billing usage's peak and mean (migration 1764100500000,
-// ADR 0130): writers mark a day pending, the signed-count job settles it, readers extend a
+// ADR 0129): writers mark a day pending, the signed-count job settles it, readers extend a
 // still valid summary by the changes after it.
 
 const SUMMARY_COLUMNS = ['net', 'peak', 'midnight', 'through'] as const;

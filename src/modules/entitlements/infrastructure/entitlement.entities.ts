@@ -84,7 +84,7 @@ export class EntitlementCountEntity {
 
 /**
  * Per-day summaries of the active count's moves behind billing usage, and the marks that
- * writers leave for the signed-count job to settle (migration 1764100500000, ADR 0130).
+ * writers leave for the signed-count job to settle (migration 1764100500000, ADR 0129).
  */
 @Entity('entitlement_day_peaks')
 @Index('entitlement_day_peaks_day', { synchronize: false })

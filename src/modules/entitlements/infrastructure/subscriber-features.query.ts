@@ -5,7 +5,7 @@ import { FEATURE_GRANTS } from '../domain/plans.js';
 /**
  * The subscriber's features (featuresOf over its active entitlements) as one row of three
  * booleans (`reading`, `audio`, `earlyAccess`), for another module's statement to embed
- * (ADR 0083, 0124): the entitlements module owns its table, so it writes the query over it.
+ * (ADR 0123, 0025): the entitlements module owns its table, so it writes the query over it.
  * An aggregate without GROUP BY always answers one row, so a subscriber without any
  * entitlement gets three falses, never no row.
  */

@@ -37,7 +37,7 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
   /**
    * Each partner's plan mappings, read on every entitlement write that names a plan and
    * changed only by an operator: kept in memory and dropped on every replica when a
-   * mapping commits (ADR 0105).
+   * mapping commits (ADR 0123).
    */
   private readonly planMappings: NotifiedCache<Map<string, InternalPlan>>;
 
@@ -124,7 +124,7 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
     // Each applied change moves the count by +1 (to active), -1 (from active) or 0. The moves
     // before the period's first day come summed per day (entitlement_counts, ADR 0129); each
     // day of the period comes summarised (net, highest running sum, 00:00 moves) and is
-    // extended by the changes after its summary (entitlement_day_peaks, ADR 0130), so a month
+    // extended by the changes after its summary (entitlement_day_peaks, ADR 0129), so a month
     // reads about one row per day and the latest changes, however many it held.
     const [row] = await this.reporting.query<{
       at_start: number;

@@ -53,7 +53,7 @@ export class PartnerCredentialsService {
   /**
    * The credential, if the id exists, is not revoked and the secret matches. A secret
    * hashed under the root secret being rotated away from is hashed again under the writing
-   * one now, the only moment its plaintext is at hand (ADR 0121).
+   * one now, the only moment its plaintext is at hand (ADR 0003).
    */
   async authenticate(clientId: string, clientSecret: string): Promise<CredentialRecord | null> {
     const credential = await this.credentials.findByClientId(clientId);
@@ -65,7 +65,7 @@ export class PartnerCredentialsService {
 
   /**
    * Credentials made before the database recorded its root secret were hashed with that
-   * secret: marked so at the first start that records it (ADR 0121).
+   * secret: marked so at the first start that records it (ADR 0003).
    */
   markUnmarkedSecretHashes(fingerprint: string): Promise<void> {
     return this.credentials.markUnmarkedSecretHashes(fingerprint);

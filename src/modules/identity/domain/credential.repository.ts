@@ -14,7 +14,7 @@ export interface CredentialRecord {
 export abstract class CredentialRepository {
   abstract createPartner(name: string): Promise<string>;
   abstract partnerExists(partnerId: string): Promise<boolean>;
-  /** `secretFingerprint` names the root secret whose pepper made `secretHash` (ADR 0121). */
+  /** `secretFingerprint` names the root secret whose pepper made `secretHash` (ADR 0003). */
   abstract insert(credential: Omit<CredentialRecord, 'revokedAt'>, secretFingerprint: string): Promise<void>;
   /** Replaces a hash made with another root secret's pepper by one made with the writing secret's. */
   abstract upgradeSecretHash(clientId: string, secretHash: Buffer, secretFingerprint: string): Promise<void>;

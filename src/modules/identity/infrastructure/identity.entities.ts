@@ -19,7 +19,7 @@ export class CredentialEntity {
   @ForeignKey(() => PartnerEntity, 'id', { name: 'credentials_partner_id_fkey' })
   partnerId: string;
   @Column('bytea', { name: 'secret_hash' }) secretHash: Buffer;
-  /** The fingerprint of the root secret whose pepper made secret_hash (ADR 0121). */
+  /** The fingerprint of the root secret whose pepper made secret_hash (ADR 0003). */
   @Column('text', { name: 'secret_fingerprint', nullable: true }) secretFingerprint: string | null;
   @Column('text', { array: true }) scopes: string[];
   @Column('text') environment: string;

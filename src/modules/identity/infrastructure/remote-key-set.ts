@@ -21,7 +21,7 @@ export interface RemoteKeySetOptions {
 }
 
 /**
- * The platform's public keys read from its key set URL (DECISIONS 3, ADR 0115). The whole
+ * The platform's public keys read from its key set URL (DECISIONS 3, ADR 0004). The whole
  * last set is kept: a `kid` it lists is answered from memory until the set's max-age has
  * passed, and then from a fresh fetch. A `kid` it does not list may cause one refetch, at
  * most once every 30 s per process: a stranger sending made-up `kid`s can neither evict a

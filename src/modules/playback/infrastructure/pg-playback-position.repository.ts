@@ -12,7 +12,7 @@ type PositionRow = Record<string, unknown> & { chapter_number: number | null; po
 
 /**
  * Playback positions, written by the playback PUT together with what a listening changes
- * elsewhere, in one statement (ADR 0107, 0114, 0124): playback writes its own table, and
+ * elsewhere, in one statement (ADR 0123, 0025): playback writes its own table, and
  * embeds the queries the owners of the others wrote: reading's reader row and chapter
  * advance (over novel_progress, with entitlements' features), analytics' activity record and
  * its "already recorded today" check. The statements are composed once, at construction.

@@ -3,7 +3,7 @@ export const LEASE_IDLE_MS = 1000;
 /**
  * A lease in use is renewed after this long even with tokens left, so the level it reports
  * in the RateLimit field is never older, and a slow trickle of requests does not keep a
- * share of the burst stranded on one replica for longer (ADR 0109).
+ * share of the burst stranded on one replica for longer (ADR 0123).
  */
 export const LEASE_MAX_AGE_MS = 10_000;
 

@@ -152,7 +152,7 @@ export class ReadingProgressService {
 
   /**
    * The reader's row (progress of `novel` and features) for a statement of another module to
-   * embed (playback's GET and PUT): reading owns the query over novel_progress (ADR 0124).
+   * embed (playback's GET and PUT): reading owns the query over novel_progress (ADR 0025).
    * `readerOfRow` reads its columns.
    */
   readerQuery(who: SubscriberKeySql, novel: unknown): SqlFragment {

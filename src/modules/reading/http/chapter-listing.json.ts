@@ -7,7 +7,7 @@ import { chapterListingDto } from './reading.dto.js';
 /*
  * The chapter list as JSON: JSON.stringify(chapterListingDto(listing)), made cheaply. The
  * catalog hands out the same chapters array and chapter objects until it changes, then new
- * ones (ADR 0105), so text kept by those objects is never older than they are.
+ * ones (ADR 0123), so text kept by those objects is never older than they are.
  */
 
 /**

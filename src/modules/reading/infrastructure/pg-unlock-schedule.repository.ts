@@ -81,7 +81,7 @@ export class PgUnlockScheduleRepository extends UnlockScheduleRepository {
   async readerStates(rows: ScheduledUnlock[]): Promise<ReaderRows[]> {
     if (rows.length === 0) return [];
     // One statement for the batch: each row's reading, its novel's chapters and the
-    // subscriber's entitlements (read only, as the hot reads do: ADR 0083), by primary key.
+    // subscriber's entitlements (read only, as the hot reads do: ADR 0123), by primary key.
     const states = await this.db.query<{
       ord: number;
       startedAt: Date | null;

@@ -5,7 +5,7 @@ import type { NovelProgress } from '../domain/novel-progress.js';
 import type { Reader } from '../domain/reading-progress.repository.js';
 
 /**
- * A subscriber's progress and features in one query (ADR 0083, 0124): the features row is
+ * A subscriber's progress and features in one query (ADR 0123, 0025): the features row is
  * the entitlements module's query over its own table, and the progress is left-joined to
  * it, so a subscriber who never opened the novel still gets its features. Narrowed to one
  * novel when `novel` is given. Reading owns novel_progress, so it writes this query;

@@ -25,7 +25,7 @@ type ReaderSlot = 'partner' | 'environment' | 'subscriber';
 
 @Injectable()
 export class TypeOrmReadingProgressRepository extends ReadingProgressRepository {
-  /** Built once: the hot statements' text, with the entitlements and analytics queries they embed (ADR 0124). */
+  /** Built once: the hot statements' text, with the entitlements and analytics queries they embed (ADR 0025). */
   private readonly statements: {
     reader: Statement<ReaderSlot | 'novel'>;
     readers: Statement<ReaderSlot>;

@@ -15,7 +15,7 @@ export interface RotationResult {
 }
 
 /**
- * `secret:rotate` (ADR 0121): once every replica runs with SERVER_SECRET (new) and
+ * `secret:rotate` (ADR 0003): once every replica runs with SERVER_SECRET (new) and
  * SERVER_SECRET_PREVIOUS (old), moves the database to the new secret in one transaction:
  * every sealed private key and webhook secret re-sealed, the new fingerprint recorded, and
  * every replica told to write with it at commit. Run again, it reports how many

@@ -10,7 +10,7 @@ export const SECRET_MISMATCH =
 /**
  * Checks at start that the database was set up with this process's SERVER_SECRET (or, during
  * a rotation, SERVER_SECRET_PREVIOUS), and settles which of the two seals and hashes new
- * material: the one the database records (ADR 0121). A mismatch stops the process in one
+ * material: the one the database records (ADR 0003). A mismatch stops the process in one
  * line naming SERVER_SECRET, instead of a service that answers every credential 401 and
  * every new one 500. Runs at module init, before anything seals (signing keys are created
  * at bootstrap), and follows a rotation committed on any replica.

@@ -1,4 +1,4 @@
-/** Where the database records which root secret it is sealed and hashed with (ADR 0121). */
+/** Where the database records which root secret it is sealed and hashed with (ADR 0003). */
 export abstract class SecretFingerprintRepository {
   /** The recorded fingerprint, or undefined before the first start that records one. */
   abstract read(): Promise<string | undefined>;

@@ -88,7 +88,7 @@ export class WebhookEndpointsService {
   }
 
   /** The URL rules of the tenant's environment, and the host's current addresses (checked again at every delivery). */
-  /** Seals every endpoint secret again with `reseal` (a root secret rotation, ADR 0121); returns how many. */
+  /** Seals every endpoint secret again with `reseal` (a root secret rotation, ADR 0003); returns how many. */
   resealAllSecrets(reseal: (sealed: string) => string): Promise<number> {
     return this.endpoints.resealAllSecrets(reseal);
   }

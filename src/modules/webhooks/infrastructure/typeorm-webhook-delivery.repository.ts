@@ -16,7 +16,7 @@ import type { DeliveryFailure } from '../domain/webhook-sender.js';
 import { WebhookDeliveryAttemptEntity } from './webhook.entities.js';
 
 /**
- * The backlog gauges: the undelivered counts summed from their signed counts (ADR 0131), and
+ * The backlog gauges: the undelivered counts summed from their signed counts (ADR 0060), and
  * the oldest due delivery as the earliest of each tenant's first due row (one index probe
  * per tenant with an endpoint), so that neither grows with the deliveries waiting.
  */
@@ -72,7 +72,7 @@ const LEASE_IS_LIVE = (table: string) => `${table}.status = 'pending' AND ${tabl
  * (The UPDATE sits in a CTE because TypeORM answers a top-level UPDATE with a row count.)
  *
  * Its cost grows with the tenants that have pending deliveries, never with a backlog
- * (ADR 0117): the tenants are found by skipping through the tenant index one tenant at a
+ * (ADR 0060): the tenants are found by skipping through the tenant index one tenant at a
  * time (a loose index scan), each is asked whether its earliest pending row is due, its
  * live leases are counted in the index of leased rows, and only its offers are read.
  */

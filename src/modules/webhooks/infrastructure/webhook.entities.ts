@@ -97,7 +97,7 @@ export class WebhookDeliveryAttemptEntity {
 
 /**
  * Signed counts of the undelivered deliveries by status, kept by triggers on the table above
- * and folded by the signed-count job (migration 1764100600000, ADR 0131).
+ * and folded by the signed-count job (migration 1764100600000, ADR 0060).
  */
 @Entity('webhook_delivery_counts')
 @Index('webhook_delivery_counts_status', { synchronize: false })

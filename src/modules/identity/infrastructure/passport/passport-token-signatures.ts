@@ -6,7 +6,7 @@ import type { TokenIssuer } from '../../domain/token-issuers.js';
 import { KidsJwtStrategy } from './kids-jwt.strategy.js';
 import { PlatformJwtStrategy } from './platform-jwt.strategy.js';
 
-/** Each issuer's tokens through its passport-jwt strategy (ADR 0045). */
+/** Each issuer's tokens through its passport-jwt strategy (ADR 0004). */
 @Injectable()
 export class PassportTokenSignatures extends TokenSignatures {
   constructor(
