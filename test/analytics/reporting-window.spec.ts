@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { engagementWindow } from '../../src/modules/analytics/domain/engagement-report.js';
 import { isoDate, MAX_WINDOW_DAYS, reportingWindow } from '../../src/modules/analytics/domain/reporting-window.js';
-import { WINDOW_CLAMP_DAYS } from '../../src/database/migrations/1764100300000-engagement-day-counts.js';
+import { WINDOW_CLAMP_DAYS } from '../../src/database/migrations/helpers/signed-counts.v1.js';
 import { DomainError } from '../../src/shared/errors/domain-error.js';
 
 const DAY_MS = 86_400_000;

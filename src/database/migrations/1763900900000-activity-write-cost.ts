@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { rollUpFunction } from './1763900400000-reading-rollup.js';
+import { rollUpFunction } from './helpers/reading-rollup.v1.js';
 
 /**
  * What a write of reading activity costs the database (ADR 0109), measured on the playback

@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { countFunction, countTriggers, signedRows, WINDOW_CLAMP_DAYS, type Change } from './helpers/signed-counts.v1.js';
 
 /**
  * Counts per UTC day behind the engagement report (ADR 0129), so that a report
@@ -20,8 +21,6 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * - `endings`: a finished `novel_progress` row with a chosen ending, by the UTC day of
  *   `finished_at`, the novel and the choice.
  */
-export const WINDOW_CLAMP_DAYS = 366;
-
 export class EngagementDayCounts1764100300000 implements MigrationInterface {
   name = 'EngagementDayCounts1764100300000';
 
@@ -83,48 +82,9 @@ export class EngagementDayCounts1764100300000 implements MigrationInterface {
   }
 }
 
-/** The rows a trigger counts, signed: +1 for a row that is there now, -1 for one that is gone. */
-export type Change = 'inserted' | 'deleted' | 'updated';
-
-export function signedRows(columns: string[], change: Change): string {
-  const list = (prefix: string) => columns.map((column) => prefix + column).join(', ');
-  if (change === 'inserted') return `SELECT ${list('')}, 1 AS sign FROM new_rows`;
-  if (change === 'deleted') return `SELECT ${list('')}, -1 AS sign FROM old_rows`;
-  return `SELECT ${list('OLD.')}, -1 AS sign UNION ALL SELECT ${list('NEW.')}, 1`;
-}
-
 const ACTIVITY_DAY_CHANGED = 'OLD.previous_day <> NEW.previous_day';
 const PROGRESS_CHANGED = `OLD.started_at IS DISTINCT FROM NEW.started_at OR OLD.finished_at IS DISTINCT FROM NEW.finished_at
   OR OLD.chosen_choice_id IS DISTINCT FROM NEW.chosen_choice_id`;
-
-/**
- * Inserts and deletes are counted once per statement, from its transition table (a bulk
- * load costs one statement more, not one per row); updates row by row, and only those that
- * change a counted column: the frequent ones (a reader's current chapter) call nothing.
- */
-export function countTriggers(table: string, fn: string, measure: string | null, changed: string, name = 'signed_count'): string {
-  const args = measure === null ? '' : `'${measure}'`;
-  return `
-      CREATE TRIGGER ${name}_insert AFTER INSERT ON ${table}
-        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}(${args});
-      CREATE TRIGGER ${name}_update AFTER UPDATE ON ${table}
-        FOR EACH ROW WHEN (${changed}) EXECUTE FUNCTION ${fn}(${args});
-      CREATE TRIGGER ${name}_delete AFTER DELETE ON ${table}
-        REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}(${args});`;
-}
-
-/** The trigger function of a signed-count table: `deltas` writes a statement's (or a row's) deltas for each kind of change. */
-export function countFunction(name: string, deltas: (change: Change) => string): string {
-  return `
-      CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF TG_OP = 'INSERT' THEN ${deltas('inserted')}
-        ELSIF TG_OP = 'DELETE' THEN ${deltas('deleted')}
-        ELSE ${deltas('updated')}
-        END IF;
-        RETURN NULL;
-      END $$;`;
-}
 
 /** One delta per (partner, environment, day, clamped previous day) of the changed rollup rows; the measure is the trigger's argument. */
 function activityDayDeltas(change: Change): string {

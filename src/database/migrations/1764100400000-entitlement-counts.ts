@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { countFunction, countTriggers, signedRows, type Change } from './1764100300000-engagement-day-counts.js';
+import { countFunction, countTriggers, signedRows, type Change } from './helpers/signed-counts.v1.js';
 
 /**
  * Signed counts behind billing usage (ADR 0129), so that it reads a number of rows

@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { countFunction, countTriggers, signedRows, type Change } from './1764100300000-engagement-day-counts.js';
+import { countFunction, countTriggers, signedRows, type Change } from './helpers/signed-counts.v1.js';
 
 /**
  * Per-day summaries behind billing usage's peak and daily mean (ADR 0130), so that

@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { countFunction, countTriggers, signedRows, type Change } from './1764100300000-engagement-day-counts.js';
+import { countFunction, countTriggers, signedRows, type Change } from './helpers/signed-counts.v1.js';
 
 /**
  * Signed counts of undelivered webhook deliveries by status (ADR 0131), so that

@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { countFunction, countTriggers, signedRows, WINDOW_CLAMP_DAYS, type Change } from './1764100300000-engagement-day-counts.js';
+import { countFunction, countTriggers, signedRows, WINDOW_CLAMP_DAYS, type Change } from './helpers/signed-counts.v1.js';
 
 /**
  * What the children's summary reads instead of the window's sessions and the kidsapp
