@@ -61,7 +61,7 @@ test('no landed migration changes what it sends to the database', async () => {
   const unfrozen = Object.keys(recorded).filter((name) => !frozen[name]);
   if (process.env.FREEZE_MIGRATIONS === '1' && unfrozen.length > 0) {
     for (const name of unfrozen) frozen[name] = recorded[name];
-    writeFileSync(LANDED_FILE, JSON.stringify(frozen, null, 1) + '\n');
+    writeFileSync(LANDED_FILE, JSON.stringify(frozen, null, 2) + '\n');
   } else {
     // A migration not yet frozen fails until it is: run the command in this file's comment.
     expect(unfrozen).toEqual([]);
