@@ -62,6 +62,11 @@ export class SignedCountFolding {
     this.tables.push({ table, settle });
   }
 
+  /** The tables registered so far, in registration order (the completeness test reads it). */
+  registeredTables(): string[] {
+    return this.tables.map(({ table }) => table);
+  }
+
   /**
    * Folds every table until nothing is pending; how many deltas it folded. One replica at a
    * time per table: another finds the turn taken and leaves the table to it.
