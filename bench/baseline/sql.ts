@@ -3,7 +3,7 @@
  * does the same work for both servers (the baseline loads no Nest, so it cannot build them
  * as the service does). Each names the repository method it mirrors. When a repository
  * changes, change its copy here: test/architecture/bench-statements.e2e-spec.ts fails on
- * drift, and the bench's SQL check (pg_stat_statements, bench/sql-check.ts) lists any
+ * drift, and the bench's SQL check (pg_stat_statements, bench/load/sql-check.ts) lists any
  * statement that only one of the two servers runs. Reference
  * data (categories, novels, chapters) is served from memory by both servers (ADR 0123):
  * the baseline loads it once at start with CATALOG_*.

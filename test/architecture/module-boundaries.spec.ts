@@ -213,3 +213,68 @@ test('configuration depends on nothing of the service but itself', () => {
   );
   expect(violations).toEqual([]);
 });
+
+const BENCH = resolve('bench');
+const BENCH_ROOMS = ['load', 'soak', 'baseline', 'probes', 'shared'];
+/** Which rooms a bench room may import: load and soak drive servers built from shared code; the baseline and probes stand alone. */
+const BENCH_ROOM_IMPORTS: Record<string, string[]> = {
+  load: ['load', 'shared', 'baseline', 'probes'],
+  soak: ['soak', 'shared'],
+  shared: ['shared'],
+  baseline: ['baseline'],
+  probes: ['probes'],
+};
+
+/**
+ * The bench's rules: its code lives in rooms; a room imports only the rooms it may; and it
+ * reaches the service like another module would, through a module's index.ts (plus the
+ * service's non-module code: bootstrap, config, database, shared, observability).
+ */
+export function benchViolations(files: string[], importsOf: (file: string) => string[] = imports): string[] {
+  const violations: string[] = [];
+  for (const file of files) {
+    const room = relative(BENCH, file).split(sep)[0];
+    if (!BENCH_ROOMS.includes(room)) {
+      violations.push(`${relative(BENCH, file)}: outside the rooms ${BENCH_ROOMS.join(', ')}`);
+      continue;
+    }
+    for (const specifier of importsOf(file).filter((s) => s.startsWith('.'))) {
+      const target = resolve(dirname(file), specifier.replace(/\.js$/, '.ts'));
+      if (target.startsWith(BENCH + sep)) {
+        const targetRoom = relative(BENCH, target).split(sep)[0];
+        if (!BENCH_ROOM_IMPORTS[room].includes(targetRoom))
+          violations.push(`${relative(BENCH, file)} → ${relative(BENCH, target)}: ${room} may not import ${targetRoom}`);
+      } else if (target.startsWith(MODULES + sep)) {
+        const module = relative(MODULES, target).split(sep)[0];
+        if (target !== join(MODULES, module, 'index.ts')) violations.push(`${relative(BENCH, file)} → ${relative(SRC, target)}: past the module's door`);
+      }
+    }
+  }
+  return violations;
+}
+
+const benchFiles = (dir: string): string[] =>
+  readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return name === 'results' ? [] : benchFiles(path);
+    return /\.(ts|mjs)$/.test(name) && !name.endsWith('.d.ts') ? [path] : [];
+  });
+
+test('the bench keeps to its rooms and reaches modules through their doors', () => {
+  const files = benchFiles(BENCH);
+  expect(files.length).toBeGreaterThan(20);
+  expect(benchViolations(files)).toEqual([]);
+});
+
+test('the bench check finds a planted file outside the rooms, a forbidden room and a module internal', () => {
+  const planted = {
+    [join(BENCH, 'stray.ts')]: [],
+    [join(BENCH, 'shared', 'x.ts')]: ['../load/run.js'],
+    [join(BENCH, 'load', 'y.ts')]: ['../../src/modules/webhooks/application/waiting-polls.js', '../../src/modules/webhooks/index.js', '../shared/x.js'],
+  };
+  expect(benchViolations(Object.keys(planted), (file) => planted[file])).toEqual([
+    'stray.ts: outside the rooms load, soak, baseline, probes, shared',
+    'shared/x.ts → load/run.ts: shared may not import load',
+    "load/y.ts → modules/webhooks/application/waiting-polls.ts: past the module's door",
+  ]);
+});

@@ -1,4 +1,4 @@
-import { soakVerdict, type MinuteSample, type SoakRun, type TableReading } from '../../bench/soak-verdict.js';
+import { soakVerdict, type MinuteSample, type SoakRun, type TableReading } from '../../bench/soak/soak-verdict.js';
 
 /**
  * The soak's pass/fail rules (docs/performance.md, "Soak") on made-up minutes: a steady run

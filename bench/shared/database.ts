@@ -2,8 +2,8 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { freePort } from '../src/shared/net/free-port.js';
-import { startPostgresServer } from '../src/database/postgres-server.js';
+import { freePort } from '../../src/shared/net/free-port.js';
+import { startPostgresServer } from '../../src/database/postgres-server.js';
 
 /** The bench's own database: never the development one. */
 export interface BenchDatabase {

@@ -100,7 +100,7 @@ const shorten = (url: string) =>
     .replace(/^.*node_modules\//, '')
     .replace(/^.*\/dist\//, 'dist/');
 
-/** `node dist/bench/profile.js FILE.cpuprofile [TOP] [SKIP_MS]`: prints the summary of one profile. */
+/** `node dist/bench/load/profile.js FILE.cpuprofile [TOP] [SKIP_MS]`: prints the summary of one profile. */
 if (process.argv[1]?.endsWith('/profile.js') && process.argv[2]) {
   const summary = summariseProfile(process.argv[2], Number(process.argv[3] ?? 40), Number(process.argv[4] ?? 0));
   console.log(`busy ${summary.totalMs} ms`);

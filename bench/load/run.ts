@@ -3,20 +3,20 @@
 // service) → seed → service, baseline and limit probes side by side → load the probes, each
 // hot endpoint, the probes again → report.
 import { join } from 'node:path';
-import { freePort } from '../src/shared/net/free-port.js';
-import { DatabaseMeter } from './database-meter.js';
+import { freePort } from '../../src/shared/net/free-port.js';
+import { DatabaseMeter } from '../shared/database-meter.js';
 import { explainHotStatements } from './explain.js';
 import { attachLimits, LimitProbes } from './limits.js';
-import { loadEndpoint, type EndpointResult } from './load.js';
-import { parseOptions, scaledSize, type BenchOptions } from './options.js';
+import { loadEndpoint, type EndpointResult } from '../shared/load.js';
+import { parseOptions, scaledSize, type BenchOptions } from '../shared/options.js';
 import { summariseProfiles } from './profile.js';
 import { writeReport } from './report.js';
 import { writeScaleReport } from './scale-report.js';
-import { SCENARIOS, type Rotation } from './scenarios.js';
-import { startServer } from './servers.js';
-import { ROOT, SERVER_SECRET, withSeededService } from './service-setup.js';
+import { SCENARIOS, type Rotation } from '../shared/scenarios.js';
+import { startServer } from '../shared/servers.js';
+import { ROOT, SERVER_SECRET, withSeededService } from '../shared/service-setup.js';
 import { statementsPerRequest, type SqlComparison } from './sql-check.js';
-import { checkTokenCache, issueTokens } from './token-cache.js';
+import { checkTokenCache, issueTokens } from '../shared/token-cache.js';
 import { measureLongPolls } from './long-polls.js';
 import { measureUnlockJob } from './unlock-job.js';
 import { measureWebhookBacklog } from './webhook-backlog.js';
@@ -119,7 +119,7 @@ async function benchOnce(options: BenchOptions): Promise<{ exitCode: number; jso
     const profile = options.profile
       ? { service: summariseProfiles(profileDir, service.pid), baseline: summariseProfiles(profileDir, baseline.pid) }
       : undefined;
-    if (profile) log(`bench: CPU profiles in ${profileDir}; summarise one with: node dist/bench/profile.js FILE.cpuprofile [TOP] [SKIP_MS]`);
+    if (profile) log(`bench: CPU profiles in ${profileDir}; summarise one with: node dist/bench/load/profile.js FILE.cpuprofile [TOP] [SKIP_MS]`);
     const written = writeReport({
       root: ROOT,
       startedAt,

@@ -2,13 +2,12 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { createServer, type Server } from 'node:http';
 import pg from 'pg';
-import { AppModule } from '../src/app.module.js';
-import { createApp } from '../src/bootstrap/create-app.js';
-import { loadConfig } from '../src/config/app-config.js';
-import { WebhookEndpointsService } from '../src/modules/webhooks/application/webhook-endpoints.service.js';
-import { WebhookDeliveryRepository } from '../src/modules/webhooks/domain/webhook-delivery.repository.js';
-import { HttpMetrics } from '../src/observability/metrics.js';
-import type { Tenant } from '../src/shared/tenancy/tenant.js';
+import { AppModule } from '../../src/app.module.js';
+import { createApp } from '../../src/bootstrap/create-app.js';
+import { loadConfig } from '../../src/config/app-config.js';
+import { WebhookDeliveryRepository, WebhookEndpointsService } from '../../src/modules/webhooks/index.js';
+import { HttpMetrics } from '../../src/observability/metrics.js';
+import type { Tenant } from '../../src/shared/tenancy/tenant.js';
 
 /**
  * The webhook claim behind one partner's large backlog (DECISIONS 27, issue 25): `backlog`

@@ -1,9 +1,9 @@
 // The ×N over ×1 table of `npm run bench -- --scale=N` (docs/performance.md). Run alone it
-// compares any two result files: node dist/bench/scale-report.js BASE.json SCALED.json
+// compares any two result files: node dist/bench/load/scale-report.js BASE.json SCALED.json
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 
-/** The parts of a result file (bench/report.ts) the table reads. */
+/** The parts of a result file (bench/load/report.ts) the table reads. */
 interface ResultFile {
   command: string;
   data: { rows: Record<string, number> };
@@ -81,8 +81,8 @@ function round(n: number, digits: number): number {
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
   const [baseFile, scaledFile] = process.argv.slice(2);
   if (!baseFile || !scaledFile) {
-    console.error('usage: node dist/bench/scale-report.js BASE.json SCALED.json');
+    console.error('usage: node dist/bench/load/scale-report.js BASE.json SCALED.json');
     process.exit(2);
   }
-  writeScaleReport(resolve(import.meta.dirname, '../..'), baseFile, scaledFile);
+  writeScaleReport(resolve(import.meta.dirname, '../../..'), baseFile, scaledFile);
 }

@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import pg from 'pg';
-import { AppModule } from '../src/app.module.js';
-import { loadConfig } from '../src/config/app-config.js';
-import { ChapterUnlockJob } from '../src/modules/reading/application/chapter-unlock.job.js';
-import { HttpMetrics } from '../src/observability/metrics.js';
+import { AppModule } from '../../src/app.module.js';
+import { loadConfig } from '../../src/config/app-config.js';
+import { ChapterUnlockJob } from '../../src/modules/reading/index.js';
+import { HttpMetrics } from '../../src/observability/metrics.js';
 
 /**
  * The `chapter.unlocked` job at scale: `readers` opened novels on the schedule, `due` of

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
-import { postgresCpuMs, ProcessSampler } from './servers.js';
+import { postgresCpuMs, ProcessSampler } from '../shared/servers.js';
 import type { TableAllowance, TableReading } from './soak-verdict.js';
 
 /**

@@ -1,9 +1,9 @@
 import { Agent, request } from 'node:http';
 import pg from 'pg';
-import { combine, fmt, measureRuns } from './load.js';
-import { DEFAULT_CONNECTIONS } from './options.js';
-import { SCENARIOS, type Rotation, type Scenario } from './scenarios.js';
-import type { RunningServer } from './servers.js';
+import { combine, fmt, measureRuns } from '../shared/load.js';
+import { DEFAULT_CONNECTIONS } from '../shared/options.js';
+import { SCENARIOS, type Rotation, type Scenario } from '../shared/scenarios.js';
+import type { RunningServer } from '../shared/servers.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import { freePort } from '../src/shared/net/free-port.js';
-import type { DatabaseMeter } from './database-meter.js';
-import { combine, fmt, measureRuns, type EndpointResult, type RunFigures, type ServerFigures } from './load.js';
-import type { BenchOptions } from './options.js';
-import { PROBE_ROWS } from './probes/bare.js';
-import type { LimitProbeKey, Rotation, Scenario } from './scenarios.js';
-import { startServer, type RunningServer } from './servers.js';
+import { freePort } from '../../src/shared/net/free-port.js';
+import type { DatabaseMeter } from '../shared/database-meter.js';
+import { combine, fmt, measureRuns, type EndpointResult, type RunFigures, type ServerFigures } from '../shared/load.js';
+import type { BenchOptions } from '../shared/options.js';
+import { PROBE_ROWS } from '../probes/bare.js';
+import type { LimitProbeKey, Rotation, Scenario } from '../shared/scenarios.js';
+import { startServer, type RunningServer } from '../shared/servers.js';
 
 /** A limit probe: a bare server (bench/probes) loaded like the endpoints. */
 interface LimitProbe extends Scenario {

@@ -1,12 +1,11 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
-import { createApp } from '../src/bootstrap/create-app.js';
-import { loadConfig } from '../src/config/app-config.js';
-import { PartnerCredentialsService } from '../src/modules/identity/index.js';
-import { WAITING_POLLS_PER_CREDENTIAL } from '../src/modules/webhooks/application/waiting-polls.js';
-import { WebhookEventPublisher } from '../src/modules/webhooks/index.js';
-import { freePort } from '../src/shared/net/free-port.js';
-import type { Tenant } from '../src/shared/tenancy/tenant.js';
+import { createApp } from '../../src/bootstrap/create-app.js';
+import { loadConfig } from '../../src/config/app-config.js';
+import { PartnerCredentialsService } from '../../src/modules/identity/index.js';
+import { WAITING_POLLS_PER_CREDENTIAL, WebhookEventPublisher } from '../../src/modules/webhooks/index.js';
+import { freePort } from '../../src/shared/net/free-port.js';
+import type { Tenant } from '../../src/shared/tenancy/tenant.js';
 
 /**
  * What an event costs when many long polls wait for it (DECISIONS 22, issue 25): `polls`

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import type { Rotation, Scenario } from './scenarios.js';
-import { sleep, type RunningServer } from './servers.js';
+import type { Rotation, Scenario } from '../shared/scenarios.js';
+import { sleep, type RunningServer } from '../shared/servers.js';
 
 /** The statements one request of an endpoint runs, per server (from pg_stat_statements). */
 export interface SqlComparison {

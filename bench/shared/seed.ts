@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { AppConfig } from '../src/config/app-config.js';
-import { SCOPES } from '../src/modules/identity/domain/scopes.js';
-import { ServerSecrets } from '../src/shared/crypto/server-secrets.js';
+import type { AppConfig } from '../../src/config/app-config.js';
+import { SCOPES } from '../../src/modules/identity/index.js';
+import { ServerSecrets } from '../../src/shared/crypto/server-secrets.js';
 import type { DataSize } from './options.js';
 
 export interface BenchCredential {

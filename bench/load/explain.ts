@@ -1,6 +1,6 @@
 import pg from 'pg';
-import * as sql from './baseline/sql.js';
-import type { SeededData } from './seed.js';
+import * as sql from '../baseline/sql.js';
+import type { SeededData } from '../shared/seed.js';
 
 /** How PostgreSQL runs one hot statement on the seeded data. */
 export interface ExplainedStatement {

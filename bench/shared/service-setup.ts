@@ -3,14 +3,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePort } from '../src/shared/net/free-port.js';
+import { freePort } from '../../src/shared/net/free-port.js';
 import { createBenchDatabase, type BenchDatabase } from './database.js';
 import type { DataSize } from './options.js';
 import { seed, type SeededData } from './seed.js';
 import { startServer, type RunningServer } from './servers.js';
 
-/** The repository (the bench runs from dist/bench/). */
-export const ROOT = resolve(import.meta.dirname, '../..');
+/** The repository (the bench runs from dist/bench/<room>/). */
+export const ROOT = resolve(import.meta.dirname, '../../..');
 export const SERVER_SECRET = 'bench-server-secret-bench-server-secret-0123';
 
 export interface ServiceSetup {

@@ -13,11 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { createApp } from '../dist/src/bootstrap/create-app.js';
-import { loadConfig } from '../dist/src/config/app-config.js';
-import { createDatabaseIfMissing } from '../dist/src/database/database-location.js';
-import { startEmbeddedPostgres } from '../dist/src/database/embedded-postgres.js';
-import { PartnerCredentialsService } from '../dist/src/modules/identity/index.js';
+import { createApp } from '../../dist/src/bootstrap/create-app.js';
+import { loadConfig } from '../../dist/src/config/app-config.js';
+import { createDatabaseIfMissing } from '../../dist/src/database/database-location.js';
+import { startEmbeddedPostgres } from '../../dist/src/database/embedded-postgres.js';
+import { PartnerCredentialsService } from '../../dist/src/modules/identity/index.js';
 
 const ROWS = positiveInteger('BENCH_ROWS', 2_000_000);
 const EVENTS = positiveInteger('BENCH_EVENTS_PER_CHAPTER_DAY', 4);

@@ -8,12 +8,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { freePort } from '../src/shared/net/free-port.js';
-import { percentile } from './load.js';
-import { parseSoakOptions, type SoakOptions } from './options.js';
-import type { Rotation } from './scenarios.js';
-import { sleep } from './servers.js';
-import { ROOT, withSeededService } from './service-setup.js';
+import { freePort } from '../../src/shared/net/free-port.js';
+import { percentile } from '../shared/load.js';
+import { parseSoakOptions, type SoakOptions } from '../shared/options.js';
+import type { Rotation } from '../shared/scenarios.js';
+import { sleep } from '../shared/servers.js';
+import { ROOT, withSeededService } from '../shared/service-setup.js';
 import {
   DatabaseObserver,
   MachineObserver,
@@ -37,7 +37,7 @@ import {
   type TrafficMinute,
 } from './soak-traffic.js';
 import { DEFAULT_RULES, soakVerdict, type EndpointMinute, type MinuteSample, type Verdict } from './soak-verdict.js';
-import { issueTokens } from './token-cache.js';
+import { issueTokens } from '../shared/token-cache.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
