@@ -152,11 +152,15 @@ const readerOf = (row: Row): Reader => ({
   earlyAccess: row.earlyAccess as boolean,
 });
 
-const subscriberParameters = (partnerId: string, subscriber: string) => [...sql.FEATURE_PARAMETERS, partnerId, 'live', subscriber];
+const subscriberKey = (partnerId: string, subscriber: string) => ({ partner: partnerId, environment: 'live', subscriber });
+const { READING_STATEMENTS: reading, PLAYBACK_STATEMENTS: playback } = sql;
 
 /** The subscriber's progress in a novel and features: one statement (ChapterReleaseService.readerState). */
 async function readerState(partnerId: string, subscriber: string, novel: string): Promise<Reader> {
-  const [row] = await prepared(sql.READER, [...subscriberParameters(partnerId, subscriber), novel]);
+  const [row] = await prepared(
+    { name: 'reading.progress-with-features', text: reading.reader.text },
+    reading.reader.bind({ ...subscriberKey(partnerId, subscriber), novel }),
+  );
   return readerOf(row);
 }
 
@@ -215,7 +219,12 @@ app.get('/v1/novels/:id/chapters', async (request) => {
 app.get('/v1/subscriber/:id/reading-progress', async (request) => {
   const principal = await authorize(request, 'textapp:progress:read');
   const subscriber = subscriberId((request.params as Row).id);
-  const readers = (await prepared(sql.READER_LIST, subscriberParameters(principal.partnerId, subscriber))).map(readerOf);
+  const readers = (
+    await prepared(
+      { name: 'reading.progress-list-with-features', text: reading.readers.text },
+      reading.readers.bind(subscriberKey(principal.partnerId, subscriber)),
+    )
+  ).map(readerOf);
   const earlyAccess = readers[0].earlyAccess;
   const now = Date.now();
   const entries = readers.flatMap(({ progress }) => {
@@ -255,7 +264,10 @@ app.get('/v1/subscribers/:id/playback-position', async (request) => {
   if (q.novel_id === undefined) throw invalid('novel_id is required');
   const id = novelId(q.novel_id, 'novel_id');
   publishedNovel(id);
-  const [row] = await prepared(sql.POSITION_WITH_READER, [...subscriberParameters(principal.partnerId, subscriber), id]);
+  const [row] = await prepared(
+    { name: 'playback.position-with-reader', text: playback.positionWithReader.text },
+    playback.positionWithReader.bind({ ...subscriberKey(principal.partnerId, subscriber), novel: id }),
+  );
   if (row.chapter_number === null) throw new Failure(404, 'not_found', `No playback position is stored for subscriber "${subscriber}" in novel "${id}".`);
   const reader = readerOf(row);
   const chapter = row.chapter_number as number;
@@ -283,15 +295,19 @@ app.put('/v1/subscribers/:id/playback-position', async (request) => {
   const novel = publishedNovel(id);
   if (chapter > novel.totalChapters) throw invalid(`chapter_id "${chapterId}" names no chapter of novel "${id}": it has ${novel.totalChapters}.`);
   const now = Date.now();
-  const reader = [
-    ...subscriberParameters(principal.partnerId, subscriber),
-    id,
-    new Date(releaseCutoff(chapter, true, now)),
-    new Date(releaseCutoff(chapter, false, now)),
+  const args = {
+    ...subscriberKey(principal.partnerId, subscriber),
+    novel: id,
     chapter,
-  ];
-  let [row] = await prepared(sql.UPSERT_POSITION_IF_LISTENING_RECORDED, [...reader, new Date(now), seconds]);
-  if (row.chapter_number === null && row.released) [row] = await prepared(sql.UPSERT_LISTENING_IF_RELEASED, [...reader, seconds, new Date(now), 'audio']);
+    seconds,
+    at: new Date(now),
+    standardCutoff: new Date(releaseCutoff(chapter, false, now)),
+    earlyCutoff: new Date(releaseCutoff(chapter, true, now)),
+  };
+  const { usualSave, firstSaveOfDay } = playback;
+  let [row] = await prepared({ name: 'playback.upsert-position-if-listening-recorded', text: usualSave.text }, usualSave.bind(args));
+  if (row.chapter_number === null && row.released)
+    [row] = await prepared({ name: 'playback.upsert-listening-if-released', text: firstSaveOfDay.text }, firstSaveOfDay.bind(args));
   if (row.chapter_number === null) {
     const reader = readerOf(row);
     throw invalid(notReleased(id, chapter, chapterRelease(reader.progress, chapter, reader.earlyAccess, now)));

@@ -23,8 +23,7 @@ interface PlanNode {
 }
 
 /**
- * EXPLAIN ANALYZE of every hot read (the baseline's copies, which are the service's
- * statements; the PUT's write is left out, EXPLAIN ANALYZE would run it) with parameters
+ * EXPLAIN ANALYZE of every hot read (the service's statements, as the baseline sends them; the PUT's write is left out, EXPLAIN ANALYZE would run it) with parameters
  * from the seeded data, so the report shows which index
  * serves each one and that none reads a whole table.
  */
@@ -33,13 +32,14 @@ export async function explainHotStatements(url: string, data: SeededData): Promi
   await db.connect();
   const reader = data.readers[0];
   const partner = data.partnerId;
-  const subscriber = [...sql.FEATURE_PARAMETERS, partner, 'live', reader.subscriberId];
+  const subscriber = { partner, environment: 'live', subscriber: reader.subscriberId };
+  const { READING_STATEMENTS: reading, PLAYBACK_STATEMENTS: playback } = sql;
   const from = new Date(`${data.period.start}T00:00:00Z`);
   const until = new Date(new Date(`${data.period.end}T00:00:00Z`).getTime() + 86_400_000);
   const statements: [string, string, unknown[]][] = [
-    ['progress and features in a novel', sql.READER.text, [...subscriber, reader.novelId]],
-    ['progress and features of a subscriber', sql.READER_LIST.text, subscriber],
-    ['playback position with the reader', sql.POSITION_WITH_READER.text, [...subscriber, reader.novelId]],
+    ['progress and features in a novel', reading.reader.text, reading.reader.bind({ ...subscriber, novel: reader.novelId })],
+    ['progress and features of a subscriber', reading.readers.text, reading.readers.bind(subscriber)],
+    ['playback position with the reader', playback.positionWithReader.text, playback.positionWithReader.bind({ ...subscriber, novel: reader.novelId })],
     ['credential', sql.CREDENTIAL.text, ['live_unknown']],
     ['failure budget', sql.RATE_LIMIT_LEVEL.text, ['token-failure:live_unknown:127.0.0.1', 10, 10 / 60]],
     ['engagement: reading totals', sql.ENGAGEMENT_READING_TOTALS, [partner, 'live', data.period.start, data.period.end]],

@@ -28,19 +28,63 @@ const runtimeImports = (file: string) =>
 
 const moduleOf = (path: string) => (path.startsWith(MODULES + sep) ? relative(MODULES, path).split(sep)[0] : undefined);
 
-test('modules import each other only through index.ts', () => {
+/**
+ * A module reaches another through its index.ts; its statement builders (queries.ts, the one
+ * door for SQL) only from the infrastructure or the queries.ts of another module.
+ */
+export function crossModuleViolations(files: string[], importsOf: (file: string) => string[] = imports): string[] {
   const violations: string[] = [];
-  for (const file of sourceFiles(MODULES)) {
+  for (const file of files) {
     const own = moduleOf(file);
-    for (const specifier of imports(file).filter((s) => s.startsWith('.'))) {
+    const mayEmbedSql = own !== undefined && (file.startsWith(join(MODULES, own, 'infrastructure') + sep) || file === join(MODULES, own, 'queries.ts'));
+    for (const specifier of importsOf(file).filter((s) => s.startsWith('.'))) {
       const target = resolve(dirname(file), specifier.replace(/\.js$/, '.ts'));
       const other = moduleOf(target);
-      if (other && other !== own && target !== join(MODULES, other, 'index.ts')) {
-        violations.push(`${relative(SRC, file)} → ${relative(SRC, target)}`);
-      }
+      if (!other || other === own || target === join(MODULES, other, 'index.ts')) continue;
+      if (target === join(MODULES, other, 'queries.ts') && mayEmbedSql) continue;
+      violations.push(`${relative(SRC, file)} → ${relative(SRC, target)}`);
     }
   }
-  expect(violations).toEqual([]);
+  return violations;
+}
+
+test('modules import each other only through index.ts, and SQL builders only into infrastructure', () => {
+  expect(crossModuleViolations(sourceFiles(MODULES))).toEqual([]);
+});
+
+test('the cross-module check finds a planted internal import and statement builders outside infrastructure', () => {
+  const files = {
+    [join(MODULES, 'playback', 'infrastructure', 'pg-x.repository.ts')]: ['../../reading/queries.js', '../../reading/index.js', '../../reading/domain/x.js'],
+    [join(MODULES, 'playback', 'application', 'x.service.ts')]: ['../../reading/queries.js'],
+    [join(MODULES, 'playback', 'queries.ts')]: ['../reading/queries.js'],
+  };
+  expect(crossModuleViolations(Object.keys(files), (file) => files[file])).toEqual([
+    'modules/playback/infrastructure/pg-x.repository.ts → modules/reading/domain/x.ts',
+    'modules/playback/application/x.service.ts → modules/reading/queries.ts',
+  ]);
+});
+
+/** Domain code carries no SQL: no domain file imports the statement toolkit (`sql`, fragments, slot shapes). */
+export function sqlInDomain(files: string[], importsOf: (file: string) => string[] = imports): string[] {
+  const toolkit = [join(SRC, 'shared', 'persistence', 'sql.ts'), join(SRC, 'shared', 'persistence', 'subscriber-key.ts')];
+  return files
+    .filter((file) => file.includes(`${sep}domain${sep}`))
+    .flatMap((file) =>
+      importsOf(file)
+        .filter((s) => s.startsWith('.') && toolkit.includes(resolveRelative(file, s)))
+        .map((s) => `${relative(SRC, file)} imports ${s}`),
+    );
+}
+
+test('domain ports and rules carry no SQL', () => {
+  expect(sqlInDomain(sourceFiles(MODULES))).toEqual([]);
+});
+
+test('the SQL-in-domain check finds a planted fragment type in a port', () => {
+  const port = join(MODULES, 'example', 'domain', 'x.repository.ts');
+  expect(sqlInDomain([port], () => ['../../../shared/persistence/sql.js'])).toEqual([
+    'modules/example/domain/x.repository.ts imports ../../../shared/persistence/sql.js',
+  ]);
 });
 
 /** What a domain file may not reach: frameworks, persistence, transport and the HTTP layer. */
@@ -227,8 +271,8 @@ const BENCH_ROOM_IMPORTS: Record<string, string[]> = {
 
 /**
  * The bench's rules: its code lives in rooms; a room imports only the rooms it may; and it
- * reaches the service like another module would, through a module's index.ts (plus the
- * service's non-module code: bootstrap, config, database, shared, observability).
+ * reaches the service like another module's infrastructure would, through a module's index.ts
+ * or its statement builders (queries.ts), plus the service's non-module code.
  */
 export function benchViolations(files: string[], importsOf: (file: string) => string[] = imports): string[] {
   const violations: string[] = [];
@@ -246,7 +290,8 @@ export function benchViolations(files: string[], importsOf: (file: string) => st
           violations.push(`${relative(BENCH, file)} → ${relative(BENCH, target)}: ${room} may not import ${targetRoom}`);
       } else if (target.startsWith(MODULES + sep)) {
         const module = relative(MODULES, target).split(sep)[0];
-        if (target !== join(MODULES, module, 'index.ts')) violations.push(`${relative(BENCH, file)} → ${relative(SRC, target)}: past the module's door`);
+        if (target !== join(MODULES, module, 'index.ts') && target !== join(MODULES, module, 'queries.ts'))
+          violations.push(`${relative(BENCH, file)} → ${relative(SRC, target)}: past the module's door`);
       }
     }
   }

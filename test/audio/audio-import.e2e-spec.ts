@@ -10,6 +10,7 @@ import { demoDurationSeconds, DEMO_AUDIO_FORMAT } from '../../src/modules/media/
 import { importCatalog, manifest } from '../fixtures/catalog-fixture.js';
 import { useTestApp } from '../support/test-app.js';
 import { demoMp3, demoMp3Bytes, narratedNovel, pathOf } from './audio-fixtures.js';
+import { TEST_STREAM_RECIPIENT } from '../fixtures/stream-recipient.js';
 
 const t = useTestApp();
 let db: DataSource;
@@ -38,7 +39,7 @@ const novelRow = async (novelId: string) => (await db.query(`SELECT has_audio, u
 /** What a chapter serves now: the bytes behind a URL issued for its stored key. */
 async function servedBytes(novelId: string, chapterNumber: number): Promise<Buffer> {
   const [row] = (await chapterRows(novelId)).filter((r) => r.number === chapterNumber);
-  const { url } = await t.app.get(MediaService).issueStreamUrl(row.audio_key!);
+  const { url } = await t.app.get(MediaService).issueStreamUrl(row.audio_key!, TEST_STREAM_RECIPIENT);
   return (await t.inject({ method: 'GET', url: pathOf(url) })).rawPayload;
 }
 
@@ -90,7 +91,7 @@ describe('catalog:import with audio files', () => {
   it('switches a chapter to new audio at commit, keeping the old file for URLs already issued; dropping audio clears it', async () => {
     await importCatalog(t, manifest([narratedNovel('revised', [{ file: demoMp3('the-heir', 1) }, { file: demoMp3('the-heir', 2) }])]));
     const [before] = await chapterRows('revised');
-    const oldUrl = (await t.app.get(MediaService).issueStreamUrl(before.audio_key!)).url;
+    const oldUrl = (await t.app.get(MediaService).issueStreamUrl(before.audio_key!, TEST_STREAM_RECIPIENT)).url;
 
     const changed = await importCatalog(t, manifest([narratedNovel('revised', [{ file: demoMp3('the-heir', 3) }, undefined])]));
     expect(changed.novelsChanged).toBe(1);

@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { MediaService } from '../../src/modules/media/index.js';
+import { StreamAuditRepository } from '../../src/modules/media/domain/stream-audit.repository.js';
 import { demoDurationSeconds } from '../../src/modules/media/demo/demo-narration.js';
 import { importCatalog, manifest } from '../fixtures/catalog-fixture.js';
 import { partnerClient, type PartnerClient } from '../fixtures/partner-client.js';
@@ -104,7 +104,7 @@ describe('GET /novels/{id}/chapters/{chapterNumber}/stream', () => {
 
   it('returns no URL when the audit row cannot be written', async () => {
     const before = (await auditRows(a.partnerId)).length;
-    jest.spyOn(t.app.get(MediaService), 'recordStreamIssued').mockRejectedValueOnce(new Error('audit log unreachable'));
+    jest.spyOn(t.app.get(StreamAuditRepository), 'appendAll').mockRejectedValueOnce(new Error('audit log unreachable'));
     const response = await stream('narrated', 1);
     expect(response.statusCode).toBe(500);
     expect(response.body).not.toContain('stream_url');

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
-import { EntitlementsService, featuresOf, INTERNAL_PLANS, PRODUCTS, type EntitlementGrant, type InternalPlan } from '../../src/modules/entitlements/index.js';
+import { featuresOf, INTERNAL_PLANS, PRODUCTS, type EntitlementGrant, type InternalPlan } from '../../src/modules/entitlements/index.js';
+import { featuresQuery } from '../../src/modules/entitlements/queries.js';
 import { defineStatement } from '../../src/shared/persistence/sql.js';
 import { partnerClient } from '../fixtures/partner-client.js';
 import { useTestApp } from '../support/test-app.js';
@@ -13,7 +14,7 @@ let partnerId: string;
 let featuresOfSubscriber: (partner: string, environment: string, subscriber: string) => Promise<unknown[]>;
 
 beforeAll(async () => {
-  const statement = defineStatement(['partner', 'environment', 'subscriber'], (s) => t.app.get(EntitlementsService).featuresQuery(s));
+  const statement = defineStatement(['partner', 'environment', 'subscriber'], featuresQuery);
   featuresOfSubscriber = (partner, environment, subscriber) =>
     t.app.get(DataSource).query(statement.text, statement.bind({ partner, environment, subscriber }));
   db = t.app.get(DataSource);

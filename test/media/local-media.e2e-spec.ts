@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { AudioImportError, MediaService } from '../../src/modules/media/index.js';
 import { contentKey, mediaFixtures } from './media-fixtures.js';
 import { TEST_BASE_URL, useTestApp } from '../support/test-app.js';
+import { TEST_STREAM_RECIPIENT } from '../fixtures/stream-recipient.js';
 
 const t = useTestApp();
 let media: MediaService;
@@ -18,7 +19,7 @@ beforeAll(async () => {
   fixtures = mediaFixtures();
   file = fixtures.mp3Bytes;
   const imported = await media.importChapterAudio('sandbox', 'the-lighthouse', 3, fixtures.mp3);
-  streamUrl = (await media.issueStreamUrl(imported.key)).url;
+  streamUrl = (await media.issueStreamUrl(imported.key, TEST_STREAM_RECIPIENT)).url;
 });
 afterEach(() => jest.restoreAllMocks());
 
@@ -40,11 +41,11 @@ describe('importChapterAudio', () => {
 
   it('stores other audio for the chapter beside the old file, so a URL already issued keeps its bytes', async () => {
     const first = await media.importChapterAudio('live', 'the-lighthouse', 2, fixtures.mp3);
-    const issued = await media.issueStreamUrl(first.key);
+    const issued = await media.issueStreamUrl(first.key, TEST_STREAM_RECIPIENT);
     const other = await media.importChapterAudio('live', 'the-lighthouse', 2, fixtures.otherMp3);
     expect(other.key).not.toBe(first.key);
     expect((await fetchMedia(issued.url)).rawPayload.equals(file)).toBe(true);
-    expect((await fetchMedia((await media.issueStreamUrl(other.key)).url)).rawPayload.equals(fixtures.otherMp3Bytes)).toBe(true);
+    expect((await fetchMedia((await media.issueStreamUrl(other.key, TEST_STREAM_RECIPIENT)).url)).rawPayload.equals(fixtures.otherMp3Bytes)).toBe(true);
     // The same file again lands on the same key.
     expect((await media.importChapterAudio('live', 'the-lighthouse', 2, fixtures.mp3)).key).toBe(first.key);
   });
@@ -63,7 +64,7 @@ describe('importChapterAudio', () => {
 
 describe('issueStreamUrl with local storage', () => {
   it('gives a signed URL on PUBLIC_BASE_URL that expires after STREAM_URL_TTL_SECONDS', async () => {
-    const issued = await media.issueStreamUrl('sandbox/the-lighthouse/3.mp3');
+    const issued = await media.issueStreamUrl('sandbox/the-lighthouse/3.mp3', TEST_STREAM_RECIPIENT);
     expect(issued.expiresIn).toBe(1200);
     expect(issued.expiresAt.getTime() - issued.issuedAt.getTime()).toBe(1_200_000);
     const url = new URL(issued.url);

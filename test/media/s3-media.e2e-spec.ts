@@ -6,6 +6,7 @@ import { MediaService } from '../../src/modules/media/index.js';
 import { MediaStorage } from '../../src/modules/media/domain/media.storage.js';
 import { contentKey, mediaFixtures } from './media-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { TEST_STREAM_RECIPIENT } from '../fixtures/stream-recipient.js';
 
 // s3rver 3.7.1 knows the access key id S3RVER. It checks a presigned URL's form and expiry
 // but does not compute SigV4 signatures (its source says so), so the secret is not checked
@@ -51,7 +52,7 @@ describe('S3-compatible storage (against s3rver)', () => {
   it('uploads an import and serves its exact bytes at a presigned URL', async () => {
     const imported = await media.importChapterAudio('live', 'the-lighthouse', 2, fixtures.mp3);
     expect(imported).toMatchObject({ key: contentKey('live', 'the-lighthouse', 2, fixtures.mp3Bytes), bytes: fixtures.mp3Bytes.length, bitrateKbps: 32 });
-    const { url, expiresIn } = await media.issueStreamUrl(imported.key);
+    const { url, expiresIn } = await media.issueStreamUrl(imported.key, TEST_STREAM_RECIPIENT);
     expect(expiresIn).toBe(1200);
 
     const response = await fetch(url);
@@ -65,7 +66,7 @@ describe('S3-compatible storage (against s3rver)', () => {
   });
 
   it('presigns a GET of the configured lifetime, path-style, carrying no secret', async () => {
-    const url = new URL((await media.issueStreamUrl('live/the-lighthouse/2.mp3')).url);
+    const url = new URL((await media.issueStreamUrl('live/the-lighthouse/2.mp3', TEST_STREAM_RECIPIENT)).url);
     expect(url.origin).toBe(endpoint);
     expect(url.pathname).toBe(`/${BUCKET}/live/the-lighthouse/2.mp3`);
     expect(url.searchParams.get('X-Amz-Algorithm')).toBe('AWS4-HMAC-SHA256');
@@ -88,7 +89,7 @@ describe('S3-compatible storage (against s3rver)', () => {
   it('uploads nothing for a file that is not mp3', async () => {
     await expect(media.importChapterAudio('live', 'the-lighthouse', 3, fixtures.wav)).rejects.toThrow(/is not an mp3 file/);
     const wavKey = contentKey('live', 'the-lighthouse', 3, readFileSync(fixtures.wav));
-    expect((await fetch((await media.issueStreamUrl(wavKey)).url)).status).toBe(404);
+    expect((await fetch((await media.issueStreamUrl(wavKey, TEST_STREAM_RECIPIENT)).url)).status).toBe(404);
   });
 
   it('leaves the local media route unserved', async () => {
@@ -112,7 +113,7 @@ describe('a store the service reaches by another name than players (S3_PUBLIC_EN
       t.databaseUrl,
     );
     try {
-      const { url } = await behindAnotherName.app.get(MediaService).issueStreamUrl(imported.key);
+      const { url } = await behindAnotherName.app.get(MediaService).issueStreamUrl(imported.key, TEST_STREAM_RECIPIENT);
       expect(new URL(url).origin).toBe(publicOrigin);
       const response = await fetch(url);
       expect(response.status).toBe(200);

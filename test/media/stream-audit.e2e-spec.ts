@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { MediaService, type StreamIssued } from '../../src/modules/media/index.js';
+import { MediaService, type StreamRecipient } from '../../src/modules/media/index.js';
 import { UnitOfWork } from '../../src/shared/persistence/unit-of-work.js';
 import { useTestApp } from '../support/test-app.js';
 
@@ -21,19 +21,9 @@ const rowsOf = (partnerId: string) =>
 
 /** What the stream endpoint records after issuing a URL. */
 async function issueFor(partner: { partner_id: string; client_id: string }, environment: 'live' | 'sandbox', subscriberId: string, chapterNumber: number) {
-  const issued = await media.issueStreamUrl(`${environment}/the-lighthouse/${chapterNumber}.mp3`);
-  const entry: StreamIssued = {
-    partnerId: partner.partner_id,
-    environment,
-    clientId: partner.client_id,
-    subscriberId,
-    novelId: 'the-lighthouse',
-    chapterNumber,
-    issuedAt: issued.issuedAt,
-    expiresAt: issued.expiresAt,
-  };
-  await media.recordStreamIssued(entry);
-  return entry;
+  const recipient = { partnerId: partner.partner_id, environment, clientId: partner.client_id, subscriberId, novelId: 'the-lighthouse', chapterNumber };
+  const issued = await media.issueStreamUrl(`${environment}/the-lighthouse/${chapterNumber}.mp3`, recipient);
+  return { ...recipient, issuedAt: issued.issuedAt, expiresAt: issued.expiresAt };
 }
 
 describe('stream URL audit log', () => {
@@ -42,7 +32,7 @@ describe('stream URL audit log', () => {
     const issuedToA = [await issueFor(a, 'live', 'sub-1', 1), await issueFor(a, 'live', 'sub-1', 1), await issueFor(a, 'live', 'sub-2', 2)];
     const issuedToB = [await issueFor(b, 'sandbox', 'sub-1', 1)];
 
-    const row = (entry: StreamIssued) => ({
+    const row = (entry: StreamRecipient & { issuedAt: Date; expiresAt: Date }) => ({
       environment: entry.environment,
       client_id: entry.clientId,
       subscriber_id: entry.subscriberId,

@@ -1,23 +1,12 @@
 import { Module } from '@nestjs/common';
-import { ActivityRecorder } from './application/activity-recorder.service.js';
 import { EngagementReportService } from './application/engagement-report.service.js';
-import { ActivityRepository } from './domain/activity.repository.js';
 import { EngagementRepository } from './domain/engagement.repository.js';
 import { AnalyticsController } from './http/analytics.controller.js';
-import { PgActivityRepository } from './infrastructure/pg-activity.repository.js';
 import { PgEngagementRepository } from './infrastructure/pg-engagement.repository.js';
 import { ANALYTICS_SUBSCRIBER_ROWS, ENGAGEMENT_DAY_COUNTS } from './infrastructure/analytics.entities.js';
 
 @Module({
   controllers: [AnalyticsController],
-  providers: [
-    ANALYTICS_SUBSCRIBER_ROWS,
-    { provide: ActivityRepository, useClass: PgActivityRepository },
-    { provide: EngagementRepository, useClass: PgEngagementRepository },
-    ENGAGEMENT_DAY_COUNTS,
-    ActivityRecorder,
-    EngagementReportService,
-  ],
-  exports: [ActivityRecorder],
+  providers: [ANALYTICS_SUBSCRIBER_ROWS, { provide: EngagementRepository, useClass: PgEngagementRepository }, ENGAGEMENT_DAY_COUNTS, EngagementReportService],
 })
 export class AnalyticsModule {}

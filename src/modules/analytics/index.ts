@@ -1,4 +1,3 @@
 export { AnalyticsModule } from './analytics.module.js';
-export { ActivityRecorder } from './application/activity-recorder.service.js';
-export type { ActivitySql, ReadingActivity } from './domain/activity.repository.js';
+export type { ReadingActivity } from './domain/reading-activity.js';
 export { reportingWindow, type ReportingWindow } from './domain/reporting-window.js';

@@ -51,16 +51,13 @@ export class AudioService {
     if (!release.released) throw chapterLocked(novelId, chapterNumber, release);
     const { status, key, durationSeconds } = narration.audio;
     if (status !== 'ready' || key === null) throw audioNotReady(novelId, chapterNumber, status);
-    const issued = await this.media.issueStreamUrl(key);
-    await this.media.recordStreamIssued({
+    const issued = await this.media.issueStreamUrl(key, {
       partnerId: caller.partnerId,
       environment: caller.environment,
       clientId: caller.clientId,
       subscriberId,
       novelId,
       chapterNumber,
-      issuedAt: issued.issuedAt,
-      expiresAt: issued.expiresAt,
     });
     return { url: issued.url, expiresIn: issued.expiresIn, durationSeconds };
   }

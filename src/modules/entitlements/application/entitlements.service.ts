@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { Listeners } from '../../../shared/listeners.js';
-import type { SqlFragment } from '../../../shared/persistence/sql.js';
-import type { SubscriberKeySql } from '../../../shared/persistence/subscriber-key.js';
 import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
 import { SubscriberClock } from '../../../shared/tenancy/subscriber-clock.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
@@ -107,14 +105,6 @@ export class EntitlementsService {
   }
 
   /** What the subscriber may do now, from its active entitlements. */
-  /**
-   * The subscriber's features as a query another module's statement embeds (one row:
-   * `reading`, `audio`, `earlyAccess`), so a hot read costs one statement (ADR 0025).
-   */
-  featuresQuery(who: SubscriberKeySql): SqlFragment {
-    return this.entitlements.featuresQuery(who);
-  }
-
   async features(tenant: Tenant, subscriberId: string): Promise<SubscriberFeatures> {
     return featuresOf(await this.entitlements.listForSubscriber(tenant, subscriberId));
   }
@@ -135,15 +125,6 @@ export class EntitlementsService {
    */
   countActiveDuring(tenant: Tenant, product: Product, from: Date, until: Date): Promise<number> {
     return this.entitlements.countActiveDuring(tenant, product, from, until);
-  }
-
-  /**
-   * Of the `candidates` (a query of one `subscriber_id` column), those entitled to `product`
-   * at some instant of [from, until): a query for a report to embed, so that the accounts
-   * never leave the database. It checks each candidate's history: for a few candidates.
-   */
-  subscribersActiveDuringAmong(tenant: Tenant, product: Product, from: Date, until: Date, candidates: SqlFragment): SqlFragment {
-    return this.entitlements.subscribersActiveDuringAmong(tenant, product, from, until, candidates);
   }
 
   /** Records the mapping and re-plans the entitlements carrying that plan name; returns how many. */

@@ -1,5 +1,3 @@
-import type { SqlFragment } from '../../../shared/persistence/sql.js';
-import type { SubscriberKeySql } from '../../../shared/persistence/subscriber-key.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import type { EntitlementStatus, InternalPlan, Product } from './plans.js';
 
@@ -72,15 +70,7 @@ export abstract class EntitlementRepository {
    * UTC midnights), according to the applied history.
    */
   abstract countActiveDuring(tenant: Tenant, product: Product, from: Date, until: Date): Promise<number>;
-  /**
-   * Of the `candidates` (a query of one `subscriber_id` column), those entitled to `product`
-   * at some instant of [from, until), checked one by one: a query of one `subscriber_id`
-   * column, for a report of another module to embed.
-   */
-  abstract subscribersActiveDuringAmong(tenant: Tenant, product: Product, from: Date, until: Date, candidates: SqlFragment): SqlFragment;
   /** The partner's mapping of one of its plan names, if any. */
-  /** The subscriber's features as one row (`reading`, `audio`, `earlyAccess`), for a statement of another module to embed. */
-  abstract featuresQuery(who: SubscriberKeySql): SqlFragment;
   abstract mappedPlan(partnerId: string, partnerPlan: string): Promise<InternalPlan | null>;
   /**
    * Records a mapping and re-plans the partner's entitlements that carry that plan name;

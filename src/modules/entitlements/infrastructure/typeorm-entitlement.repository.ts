@@ -1,9 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../../shared/persistence/db.js';
 import { ReportingDb } from '../../../shared/persistence/reporting-db.js';
-import { sql, type SqlFragment } from '../../../shared/persistence/sql.js';
-import type { SubscriberKeySql } from '../../../shared/persistence/subscriber-key.js';
-import { subscriberFeaturesQuery } from './subscriber-features.query.js';
 import { NotifiedCache } from '../../../shared/persistence/notified-cache.js';
 import { PgNotifications } from '../../../shared/persistence/pg-notifications.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
@@ -187,22 +184,6 @@ export class TypeOrmEntitlementRepository extends EntitlementRepository {
       [tenant.partnerId, tenant.environment, product, from, until],
     );
     return activeAtStart + row.activated;
-  }
-
-  subscribersActiveDuringAmong(tenant: Tenant, product: Product, from: Date, until: Date, candidates: SqlFragment): SqlFragment {
-    // Active at some instant of [from, until) means: active at `from` (the last applied
-    // change effective at or before it made it active), or made active by an applied change
-    // effective inside the window. Stale writes changed nothing and are left out.
-    // (`entitlement_active_at`: migration 1764100800000, which marks sessions with it too.)
-    return sql`SELECT c.subscriber_id FROM (${candidates}) AS c (subscriber_id)
-       WHERE entitlement_active_at(${tenant.partnerId}, ${tenant.environment}, ${product}, c.subscriber_id, ${from})
-          OR EXISTS (SELECT FROM entitlement_history h
-                      WHERE h.partner_id = ${tenant.partnerId} AND h.environment = ${tenant.environment} AND h.subscriber_id = c.subscriber_id
-                        AND h.product = ${product} AND NOT h.stale AND h.new_status = 'active' AND h.effective_at > ${from} AND h.effective_at < ${until})`;
-  }
-
-  featuresQuery(who: SubscriberKeySql): SqlFragment {
-    return subscriberFeaturesQuery(who);
   }
 
   async mappedPlan(partnerId: string, partnerPlan: string): Promise<InternalPlan | null> {

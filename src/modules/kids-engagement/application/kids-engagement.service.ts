@@ -25,12 +25,7 @@ export class KidsEngagementService {
     const { from, until } = window;
     const [activeAccounts, totals] = await Promise.all([
       this.entitlements.countActiveDuring(tenant, 'kidsapp', from, until),
-      this.activities.totals(
-        tenant,
-        window,
-        (candidates) => this.entitlements.subscribersActiveDuringAmong(tenant, 'kidsapp', from, until, candidates),
-        MIN_SAMPLE_THRESHOLD,
-      ),
+      this.activities.totals(tenant, window, MIN_SAMPLE_THRESHOLD),
     ]);
     return { activeAccounts, ...totals };
   }

@@ -1,4 +1,3 @@
-import type { SqlFragment } from '../../../shared/persistence/sql.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import type { ReportingWindow } from '../../analytics/index.js';
 import type { KidsActivityRecord } from './kids-activity.js';
@@ -17,9 +16,6 @@ export interface KidsActivityTotals {
   minutesRead: number;
 }
 
-/** Of the candidates (a query of one `subscriber_id` column), those entitled during the window. */
-export type EntitledAmong = (candidates: SqlFragment) => SqlFragment;
-
 /** Children's reading sessions. Reads return partner-wide aggregates only. */
 export abstract class KidsActivityRepository {
   /** Stores a batch; a record whose key exists replaces it, and within a batch the last wins. */
@@ -28,8 +24,9 @@ export abstract class KidsActivityRepository {
    * The sessions completed (by `completed_at`) in the window and the minutes (by
    * `occurred_at`) of the accounts entitled at some instant of it, and how many of those
    * accounts had activity, counted up to `enough`. A session whose account was entitled at
-   * its own instant counts without asking; the others are checked with `entitledAmong`.
+   * its own instant counts without asking; the others are checked against the window's
+   * kidsapp history (entitlements' `subscribersActiveDuringAmong`).
    * One statement.
    */
-  abstract totals(tenant: Tenant, window: ReportingWindow, entitledAmong: EntitledAmong, enough: number): Promise<KidsActivityTotals>;
+  abstract totals(tenant: Tenant, window: ReportingWindow, enough: number): Promise<KidsActivityTotals>;
 }

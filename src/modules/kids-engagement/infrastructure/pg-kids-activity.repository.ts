@@ -7,7 +7,8 @@ import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import type { ReportingWindow } from '../../analytics/index.js';
 import { UnknownPartnerError } from '../../identity/index.js';
 import type { KidsActivityRecord } from '../domain/kids-activity.js';
-import { KidsActivityRepository, type EntitledAmong, type ImportCounts, type KidsActivityTotals } from '../domain/kids-activity.repository.js';
+import { subscribersActiveDuringAmong } from '../../entitlements/queries.js';
+import { KidsActivityRepository, type ImportCounts, type KidsActivityTotals } from '../domain/kids-activity.repository.js';
 
 @Injectable()
 export class PgKidsActivityRepository extends KidsActivityRepository {
@@ -54,7 +55,7 @@ export class PgKidsActivityRepository extends KidsActivityRepository {
     }
   }
 
-  async totals(tenant: Tenant, window: ReportingWindow, entitledAmong: EntitledAmong, enough: number): Promise<KidsActivityTotals> {
+  async totals(tenant: Tenant, window: ReportingWindow, enough: number): Promise<KidsActivityTotals> {
     // ADR 0133: the sessions of accounts entitled at their own instant come summed per day;
     // the others are read one by one and their accounts checked against the window. The
     // accounts with activity are walked in time order until `enough` distinct ones.
@@ -73,7 +74,7 @@ export class PgKidsActivityRepository extends KidsActivityRepository {
           UNION ALL
           SELECT account_id, 0, 1 FROM kids_activity
            WHERE ${tenantIs} AND completed_at IS NOT NULL AND NOT entitled_at_completion AND completed_at >= ${from} AND completed_at < ${until}
-        ), entitled AS (${entitledAmong(sql`SELECT DISTINCT account_id FROM unmarked`)}
+        ), entitled AS (${subscribersActiveDuringAmong(tenant, 'kidsapp', from, until, sql`SELECT DISTINCT account_id FROM unmarked`)}
         ), counted AS (
           SELECT u.account_id, u.minutes, u.completions FROM unmarked u JOIN entitled e ON e.subscriber_id = u.account_id
         ), walk (accounts, at) AS (

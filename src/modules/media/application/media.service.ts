@@ -7,7 +7,7 @@ import type { Environment } from '../../../shared/tenancy/tenant.js';
 import { AudioProbe, type Mp3Facts } from '../domain/audio.probe.js';
 import { chapterAudioKey } from '../domain/media-key.js';
 import { MediaStorage } from '../domain/media.storage.js';
-import type { StreamIssued } from '../domain/stream-audit.repository.js';
+import type { StreamRecipient } from '../domain/stream-audit.repository.js';
 import { StreamAuditBatcher } from './stream-audit-batcher.js';
 
 /** A chapter's narration once stored: what the catalog keeps for its stream responses. */
@@ -60,22 +60,19 @@ export class MediaService {
   }
 
   /**
-   * A URL to the object at `key`, valid for STREAM_URL_TTL_SECONDS. Issue times are whole
-   * seconds so that the audit log states exactly the expiry the URL carries.
+   * A URL to the object at `key`, valid for STREAM_URL_TTL_SECONDS, handed out only once its
+   * audit row (who it was issued to, and its expiry) is committed: if that write fails, no URL
+   * leaves. Issue times are whole seconds so that the row states exactly the expiry the URL
+   * carries. Rows of concurrent requests share a statement (group commit), so the write does
+   * not join a caller's unit of work.
    */
-  async issueStreamUrl(key: string): Promise<IssuedStreamUrl> {
+  async issueStreamUrl(key: string, issuedTo: StreamRecipient): Promise<IssuedStreamUrl> {
     const expiresIn = this.config.streamUrlTtlSeconds;
     const issuedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const expiresAt = new Date(issuedAt.getTime() + expiresIn * 1000);
     const url = await this.urlsThisSecond.get(key, issuedAt.getTime());
-    return { url, expiresIn, issuedAt, expiresAt: new Date(issuedAt.getTime() + expiresIn * 1000) };
-  }
-
-  /**
-   * Appends to the audit log, resolving once the row is committed. Rows of concurrent
-   * requests share a statement (group commit), so it does not join a caller's unit of work.
-   */
-  recordStreamIssued(entry: StreamIssued): Promise<void> {
-    return this.auditBatcher.record(entry);
+    await this.auditBatcher.record({ ...issuedTo, issuedAt, expiresAt });
+    return { url, expiresIn, issuedAt, expiresAt };
   }
 }
 

@@ -12,6 +12,9 @@ export interface StreamIssued {
   expiresAt: Date;
 }
 
+/** Whom a stream URL is issued to: the audit row without its instants. */
+export type StreamRecipient = Omit<StreamIssued, 'issuedAt' | 'expiresAt'>;
+
 /** The audit log of issued stream URLs: append-only, one row per URL. */
 export abstract class StreamAuditRepository {
   /** Appends every entry in one statement: all of them are written, or none. */

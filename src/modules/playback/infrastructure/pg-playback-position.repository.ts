@@ -1,97 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../../shared/persistence/db.js';
-import { defineStatement, sql, type Statement } from '../../../shared/persistence/sql.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
-import { ActivityRecorder, type ActivitySql } from '../../analytics/index.js';
-import { ReadingProgressService, type ReleaseCondition } from '../../reading/index.js';
+import type { ReleaseCondition } from '../../reading/index.js';
+import { readerOfRow, type ReaderRow } from '../../reading/queries.js';
 import type { PlaybackPosition } from '../domain/playback-position.js';
 import { PlaybackPositionRepository, type PositionWithReader } from '../domain/playback-position.repository.js';
+import { PLAYBACK_STATEMENTS } from '../queries.js';
 
-type PutSlot = keyof ActivitySql | 'seconds' | 'standardCutoff' | 'earlyCutoff';
-type PositionRow = Record<string, unknown> & { chapter_number: number | null; position_seconds: number | null; updated_at: Date | null };
+type PositionRow = ReaderRow & { chapter_number: number | null; position_seconds: number | null; updated_at: Date | null };
 
-/**
- * Playback positions, written by the playback PUT together with what a listening changes
- * elsewhere, in one statement (ADR 0123, 0025): playback writes its own table, and
- * embeds the queries the owners of the others wrote: reading's reader row and chapter
- * advance (over novel_progress, with entitlements' features), analytics' activity record and
- * its "already recorded today" check. The statements are composed once, at construction.
- */
+/** Playback positions, written and read by the statements of `../queries.ts` (one per request; two for a chapter's first save of a day). */
 @Injectable()
 export class PgPlaybackPositionRepository extends PlaybackPositionRepository {
-  private readonly statements: {
-    usualSave: Statement<PutSlot>;
-    firstSaveOfDay: Statement<PutSlot>;
-    positionWithReader: Statement<'partner' | 'environment' | 'subscriber' | 'novel'>;
-  };
-
-  constructor(
-    private readonly db: Db,
-    private readonly reading: ReadingProgressService,
-    activity: ActivityRecorder,
-  ) {
+  constructor(private readonly db: Db) {
     super();
-    const slots: PutSlot[] = ['partner', 'environment', 'subscriber', 'novel', 'chapter', 'seconds', 'at', 'standardCutoff', 'earlyCutoff'];
-    /** The reader, and whether the chapter is released to it (finished, or started before the plan's cutoff: ReleaseCondition). */
-    const readerAndRelease = (s: Record<PutSlot, unknown>) => sql`reader AS (${reading.readerQuery(s, s.novel)}
-  ), released AS (
-    SELECT FROM reader
-     WHERE "finishedAt" IS NOT NULL OR "startedAt" < CASE WHEN "earlyAccess" THEN ${s.earlyCutoff}::timestamptz ELSE ${s.standardCutoff}::timestamptz END
-  )`;
-    /** Stores the position, replacing the stored one: concurrent writers of one key queue on the row instead of racing to insert it. */
-    const storePosition = (
-      s: Record<PutSlot, unknown>,
-      onlyIf: ReturnType<typeof sql>,
-    ) => sql`INSERT INTO playback_positions (partner_id, environment, subscriber_id, novel_id, chapter_number, position_seconds, updated_at)
-    SELECT ${s.partner}::uuid, ${s.environment}::text, ${s.subscriber}::text, ${s.novel}::text, ${s.chapter}::integer, ${s.seconds}::integer, ${s.at}::timestamptz FROM released WHERE ${onlyIf}
-    ON CONFLICT (partner_id, environment, subscriber_id, novel_id) DO UPDATE
-      SET chapter_number = EXCLUDED.chapter_number, position_seconds = EXCLUDED.position_seconds, updated_at = EXCLUDED.updated_at
-    RETURNING chapter_number, position_seconds, updated_at`;
-    /**
-     * The reader moves on to the chapter. The usual write, a position within the chapter
-     * being listened to, does not: the reader's row, already read, says so, and the UPDATE is
-     * skipped without a second index lookup; the UPDATE's own condition decides under the lock.
-     */
-    const advance = (s: Record<PutSlot, unknown>, onlyIf: ReturnType<typeof sql>) =>
-      reading.advanceQuery(s, s.novel, s.chapter, sql`(SELECT "currentChapter" FROM reader) < ${s.chapter} AND ${onlyIf}`);
-    this.statements = {
-      /**
-       * The usual save, a few seconds after the last one: when the chapter is released AND
-       * the listening is already recorded for the UTC day of the write, stores the position
-       * and moves the reader on; otherwise it writes nothing and says which (not released:
-       * the PUT is refused; not yet recorded: the full write follows). It names no table with
-       * a trigger or partitions, the cost of the full write.
-       */
-      usualSave: defineStatement(
-        slots,
-        (s) => sql`WITH ${readerAndRelease(s)}, recorded AS (${activity.recordedQuery(s)}
-  ), stored AS (${storePosition(s, sql`EXISTS (SELECT FROM recorded)`)}
-  ), advanced AS (${advance(s, sql`EXISTS (SELECT FROM released) AND EXISTS (SELECT FROM recorded)`)}
-  )
-  SELECT s.chapter_number, s.position_seconds, s.updated_at, r.*, EXISTS (SELECT FROM released) AS released
-    FROM reader r LEFT JOIN stored s ON true`,
-      ),
-      /**
-       * The first save of a chapter on a UTC day: when the chapter is released, stores the
-       * position, records the listening (analytics' rollup trigger fires as for any insert)
-       * and moves the reader on. One statement is one implicit transaction: all of it or none.
-       */
-      firstSaveOfDay: defineStatement(
-        slots,
-        (s) => sql`WITH ${readerAndRelease(s)}, stored AS (${storePosition(s, sql`true`)}
-  ), listened AS (${activity.recordQuery(s, 'audio', sql`released`)}
-  ), advanced AS (${advance(s, sql`EXISTS (SELECT FROM released)`)}
-  )
-  SELECT s.chapter_number, s.position_seconds, s.updated_at, r.* FROM reader r LEFT JOIN stored s ON true`,
-      ),
-      /** The stored position beside the reader (the drip's inputs), in one statement: playback's GET. */
-      positionWithReader: defineStatement(
-        ['partner', 'environment', 'subscriber', 'novel'],
-        (s) => sql`SELECT pp.chapter_number, pp.position_seconds, pp.updated_at, r.*
-    FROM (${reading.readerQuery(s, s.novel)}) AS r
-    LEFT JOIN playback_positions pp ON pp.partner_id = ${s.partner} AND pp.environment = ${s.environment} AND pp.subscriber_id = ${s.subscriber} AND pp.novel_id = ${s.novel}`,
-      ),
-    };
   }
 
   async upsertListeningIfReleased(tenant: Tenant, subscriberId: string, position: PlaybackPosition, released: ReleaseCondition): Promise<PositionWithReader> {
@@ -106,7 +28,7 @@ export class PgPlaybackPositionRepository extends PlaybackPositionRepository {
       standardCutoff: released.startedBefore.standard,
       earlyCutoff: released.startedBefore.earlyAccess,
     };
-    const { usualSave, firstSaveOfDay } = this.statements;
+    const { usualSave, firstSaveOfDay } = PLAYBACK_STATEMENTS;
     let [row] = await this.db.prepared<PositionRow & { released: boolean }>(
       'playback.upsert-position-if-listening-recorded',
       usualSave.text,
@@ -123,7 +45,7 @@ export class PgPlaybackPositionRepository extends PlaybackPositionRepository {
   }
 
   async findWithReader(tenant: Tenant, subscriberId: string, novelId: string): Promise<PositionWithReader> {
-    const { positionWithReader } = this.statements;
+    const { positionWithReader } = PLAYBACK_STATEMENTS;
     const [row] = await this.db.prepared<PositionRow>(
       'playback.position-with-reader',
       positionWithReader.text,
@@ -144,6 +66,6 @@ export class PgPlaybackPositionRepository extends PlaybackPositionRepository {
   private withReader(novelId: string, row: PositionRow): PositionWithReader {
     const position =
       row.chapter_number === null ? null : { novelId, chapterNumber: row.chapter_number, positionSeconds: row.position_seconds!, updatedAt: row.updated_at! };
-    return { position, ...this.reading.readerOfRow(row) };
+    return { position, ...readerOfRow(row) };
   }
 }

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../../shared/errors/domain-error.js';
-import type { SqlFragment } from '../../../shared/persistence/sql.js';
-import type { SubscriberKeySql } from '../../../shared/persistence/subscriber-key.js';
 import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
 import { SubscriberClock } from '../../../shared/tenancy/subscriber-clock.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
@@ -10,7 +8,7 @@ import { CatalogService, type Novel } from '../../catalog/index.js';
 import { EntitlementsService } from '../../entitlements/index.js';
 import { ACTIVE_NOVEL_LIMIT, startInstant, unlockedChapters, type NovelProgress } from '../domain/novel-progress.js';
 import { alreadyFinished, notEntitled } from '../domain/reading-errors.js';
-import { ReadingProgressRepository, type Reader } from '../domain/reading-progress.repository.js';
+import { ReadingProgressRepository } from '../domain/reading-progress.repository.js';
 import { ChapterUnlockScheduleService } from './chapter-unlock-schedule.service.js';
 import { ReadingLifecycleHooks } from './reading-lifecycle-hooks.js';
 
@@ -142,30 +140,11 @@ export class ReadingProgressService {
   }
 
   /**
-   * Records a chapter read (text) or a playback write (audio) for analytics and moves
-   * current_chapter forward, in the caller's transaction if there is one.
+   * Records a chapter read (analytics' activity) and moves the reader on to it: one
+   * statement, in the caller's transaction if there is one.
    */
-  /** Records a chapter read (analytics' activity) and moves the reader on to it: one statement. */
   recordChapterActivity(tenant: Tenant, activity: ReadingActivity): Promise<void> {
     return this.progress.recordChapterRead(tenant, activity);
-  }
-
-  /**
-   * The reader's row (progress of `novel` and features) for a statement of another module to
-   * embed (playback's GET and PUT): reading owns the query over novel_progress (ADR 0025).
-   * `readerOfRow` reads its columns.
-   */
-  readerQuery(who: SubscriberKeySql, novel: unknown): SqlFragment {
-    return this.progress.readerQuery(who, novel);
-  }
-
-  /** "Reading or listening to a chapter moves the reader on to it", as a part of another module's statement, when `onlyIf` holds. */
-  advanceQuery(who: SubscriberKeySql, novel: unknown, chapter: unknown, onlyIf: SqlFragment): SqlFragment {
-    return this.progress.advanceQuery(who, novel, chapter, onlyIf);
-  }
-
-  readerOfRow(row: Record<string, unknown>): Reader {
-    return this.progress.readerOfRow(row);
   }
 
   private async activeNovels(tenant: Tenant, subscriberId: string): Promise<Novel[]> {

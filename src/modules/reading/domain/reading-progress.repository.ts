@@ -1,5 +1,3 @@
-import type { SqlFragment } from '../../../shared/persistence/sql.js';
-import type { SubscriberKeySql } from '../../../shared/persistence/subscriber-key.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import type { SubscriberFeatures } from '../../entitlements/index.js';
 import type { ReadingActivity } from '../../analytics/index.js';
@@ -40,9 +38,4 @@ export abstract class ReadingProgressRepository {
    * forward to it, never back, in one statement; the chapter's release was checked before.
    */
   abstract recordChapterRead(tenant: Tenant, activity: ReadingActivity): Promise<void>;
-  /** The reader's row (progress of `novel` and features) as a query for another module's statement: one row, `readerOfRow` reads it. */
-  abstract readerQuery(who: SubscriberKeySql, novel: unknown): SqlFragment;
-  /** Moves current_chapter forward to `chapter` when `onlyIf` holds, as a statement part for another module's statement. */
-  abstract advanceQuery(who: SubscriberKeySql, novel: unknown, chapter: unknown, onlyIf: SqlFragment): SqlFragment;
-  abstract readerOfRow(row: Record<string, unknown>): Reader;
 }

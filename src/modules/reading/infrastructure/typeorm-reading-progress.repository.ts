@@ -1,14 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { IsNull } from 'typeorm';
 import { Db } from '../../../shared/persistence/db.js';
-import { defineStatement, sql, type SqlFragment, type Statement } from '../../../shared/persistence/sql.js';
-import type { SubscriberKeySql } from '../../../shared/persistence/subscriber-key.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
-import { ActivityRecorder, type ReadingActivity } from '../../analytics/index.js';
-import { EntitlementsService, type SubscriberFeatures } from '../../entitlements/index.js';
+import type { ReadingActivity } from '../../analytics/index.js';
+import type { SubscriberFeatures } from '../../entitlements/index.js';
 import type { NovelProgress } from '../domain/novel-progress.js';
 import { ReadingProgressRepository, type Reader } from '../domain/reading-progress.repository.js';
-import { advanceQuery, readerOfRow, readerQuery, type ReaderRow } from './reader.query.js';
+import { READING_STATEMENTS, readerOfRow, type ReaderRow } from '../queries.js';
 import { NovelProgressEntity } from './reading.entities.js';
 
 const PROGRESS_SELECT = `novel_id AS "novelId", started_at AS "startedAt", current_chapter AS "currentChapter", finished_at AS "finishedAt", chosen_choice_id AS "chosenChoiceId"`;
@@ -21,34 +19,10 @@ const subscriberKey = (tenant: Tenant, subscriberId: string) => ({
   subscriberId,
 });
 
-type ReaderSlot = 'partner' | 'environment' | 'subscriber';
-
 @Injectable()
 export class TypeOrmReadingProgressRepository extends ReadingProgressRepository {
-  /** Built once: the hot statements' text, with the entitlements and analytics queries they embed (ADR 0025). */
-  private readonly statements: {
-    reader: Statement<ReaderSlot | 'novel'>;
-    readers: Statement<ReaderSlot>;
-    chapterRead: Statement<ReaderSlot | 'novel' | 'chapter' | 'at'>;
-  };
-
-  constructor(
-    private readonly db: Db,
-    private readonly entitlements: EntitlementsService,
-    activity: ActivityRecorder,
-  ) {
+  constructor(private readonly db: Db) {
     super();
-    const features = (who: SubscriberKeySql) => this.entitlements.featuresQuery(who);
-    this.statements = {
-      reader: defineStatement(['partner', 'environment', 'subscriber', 'novel'], (s) => readerQuery(features(s), s, s.novel)),
-      readers: defineStatement(['partner', 'environment', 'subscriber'], (s) => sql`${readerQuery(features(s), s)} ORDER BY p.started_at DESC, p.novel_id`),
-      // The text path: the read recorded and the reader moved on, in one statement.
-      chapterRead: defineStatement(
-        ['partner', 'environment', 'subscriber', 'novel', 'chapter', 'at'],
-        (s) =>
-          sql`WITH recorded AS (${activity.recordQuery(s, 'text', sql`(SELECT) AS one`)}), advanced AS (${advanceQuery(s, s.novel, s.chapter, sql`true`)}) SELECT`,
-      ),
-    };
   }
 
   private get rows() {
@@ -71,7 +45,7 @@ export class TypeOrmReadingProgressRepository extends ReadingProgressRepository 
   }
 
   async findWithFeatures(tenant: Tenant, subscriberId: string, novelId: string): Promise<Reader> {
-    const { reader } = this.statements;
+    const { reader } = READING_STATEMENTS;
     const [row] = await this.db.prepared<ReaderRow>(
       'reading.progress-with-features',
       reader.text,
@@ -81,7 +55,7 @@ export class TypeOrmReadingProgressRepository extends ReadingProgressRepository 
   }
 
   async listWithFeatures(tenant: Tenant, subscriberId: string): Promise<{ progress: NovelProgress[]; features: SubscriberFeatures }> {
-    const { readers: statement } = this.statements;
+    const { readers: statement } = READING_STATEMENTS;
     const rows = await this.db.prepared<ReaderRow>('reading.progress-list-with-features', statement.text, statement.bind(keyOf(tenant, subscriberId)));
     const readers = rows.map(readerOfRow);
     return { progress: readers.flatMap((reader) => reader.progress ?? []), features: readers[0].features };
@@ -108,23 +82,11 @@ export class TypeOrmReadingProgressRepository extends ReadingProgressRepository 
 
   async recordChapterRead(tenant: Tenant, activity: ReadingActivity): Promise<void> {
     // The condition sits in the one UPDATE, so concurrent reads of different chapters only move it forward.
-    const { chapterRead } = this.statements;
+    const { chapterRead } = READING_STATEMENTS;
     await this.db.prepared(
       'reading.record-chapter-read',
       chapterRead.text,
       chapterRead.bind({ ...keyOf(tenant, activity.subscriberId), novel: activity.novelId, chapter: activity.chapterNumber, at: activity.occurredAt }),
     );
-  }
-
-  readerQuery(who: SubscriberKeySql, novel: unknown): SqlFragment {
-    return readerQuery(this.entitlements.featuresQuery(who), who, novel);
-  }
-
-  advanceQuery(who: SubscriberKeySql, novel: unknown, chapter: unknown, onlyIf: SqlFragment): SqlFragment {
-    return advanceQuery(who, novel, chapter, onlyIf);
-  }
-
-  readerOfRow(row: Record<string, unknown>): Reader {
-    return readerOfRow(row as unknown as ReaderRow);
   }
 }
