@@ -30,5 +30,9 @@ export async function mistakes(): Promise<void> {
   await eitherEnvironment.listTestClocks();
   // @ts-expect-error nor the sandbox twins
   await live.sandboxListCategories();
+  // @ts-expect-error nor by name through call or request
+  await live.call('listTestClocks');
   await sandbox.createTestClock({ body: { frozen_time: '2026-12-01T12:00:00Z' } });
+  await sandbox.call('listTestClocks');
+  await live.request('listCategories');
 }
