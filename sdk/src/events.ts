@@ -39,7 +39,7 @@ export interface EventFeedOptions {
 type FeedPage = Output<'readEventFeed'>;
 type ReadFeed = (
   query: { after: number; limit: number; wait: number },
-  options: { signal?: AbortSignal; timeoutMs: number; retry: RetryOptions },
+  options: { signal?: AbortSignal | undefined; timeoutMs: number; retry: RetryOptions },
 ) => Promise<FeedPage>;
 
 /** Pause before re-reading a page that skipped a seq: the one missing may still be committing. */

@@ -32,7 +32,7 @@ export interface TransportSettings {
   timeoutMs: number;
   retry: Required<RetryOptions>;
   userAgent: string;
-  onRetry?: (event: RetryEvent) => void;
+  onRetry?: ((event: RetryEvent) => void) | undefined;
   /** The Authorization header value for an operation's credential, if it takes one. */
   authorization(auth: OperationSpec['auth']): Promise<string | undefined>;
   /** The service refused this Authorization value as `invalid_token`. */
@@ -86,7 +86,7 @@ export class Transport {
       let response: Response;
       let text: string;
       try {
-        response = await this.settings.fetch(url, { method, headers, body: body?.content, signal: attempt.signal });
+        response = await this.settings.fetch(url, { method, headers, body: body?.content ?? null, signal: attempt.signal });
         // Read here, under the same time limit: a connection can also fail mid-answer.
         text = await response.text();
       } catch (error) {

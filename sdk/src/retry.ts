@@ -30,10 +30,10 @@ export interface RetryEvent {
   reason: 'rate_limited' | 'unavailable' | 'network' | 'idempotency_key_in_use' | 'token_refresh';
   /** How long the SDK waits before the next attempt. */
   delayMs: number;
-  status?: number;
+  status?: number | undefined;
   /** The `Retry-After` seconds the answer asked for. */
-  retryAfter?: number;
-  requestId?: string;
+  retryAfter?: number | undefined;
+  requestId?: string | undefined;
   error?: unknown;
 }
 

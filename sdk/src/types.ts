@@ -67,25 +67,25 @@ export interface ApiResponse<T> {
 /** Per-call settings; every one is optional. */
 export interface CallOptions {
   /** Stops the call (and its retries): it rejects with the signal's reason. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Time limit of one attempt, in milliseconds (default: the client's `timeoutMs`). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Overrides the client's retry settings for this call. */
-  retry?: RetryOptions;
+  retry?: RetryOptions | undefined;
   /**
    * The call's `Idempotency-Key` (1 to 255 printable ASCII characters), sent on each of its
    * attempts. Default: a random UUID per call on every POST, PUT and DELETE but the token
    * requests. Pass your own to make a write safe to repeat across your process's restarts
    * too (your job's id, say): the service answers a repeat with the first answer.
    */
-  idempotencyKey?: string;
+  idempotencyKey?: string | undefined;
   /**
    * Whether a network failure (or 502/504) is retried. Default: yes for reads, PUT, DELETE and
    * every call sent with an `Idempotency-Key`; `false` makes the call fail at once instead.
    */
-  idempotent?: boolean;
+  idempotent?: boolean | undefined;
   /** Extra request headers, such as your own `x-request-id`. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
 }
 
 type EventPayload<K extends keyof webhooks> = webhooks[K]['post'] extends { requestBody: { content: { 'application/json': infer P } } } ? P : never;
