@@ -21,7 +21,7 @@ import { execFileSync } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { text } from 'node:stream/consumers';
-import { ConnectionError, PartnerClient, verifyWebhook, type PartnerEvent } from '../../sdk/src/index.js'; // partners: '@partner-reading/sdk'
+import { ConnectionError, PartnerClient, verifyWebhook, type PartnerEvent, type VerifiedWebhook } from '../../sdk/src/index.js'; // partners: '@partner-reading/sdk'
 
 const BASE_URL = (process.env.BASE_URL ?? 'http://localhost:3000').replace(/\/$/, '');
 const SUBSCRIBER = `quickstart-${Date.now()}`;
@@ -161,8 +161,9 @@ async function readAndFinish(sdk: PartnerClient<'sandbox'>, secret: string, rece
     30_000,
     'novel.finished webhook',
   );
-  const event: PartnerEvent = verifyWebhook(secret, received.body, received.headers);
+  const event: VerifiedWebhook = verifyWebhook(secret, received.body, received.headers);
   if (event.event !== 'novel.finished') throw new Error(`expected novel.finished, got ${event.event}`);
+  if (event.seq === undefined) throw new Error('the delivery has no webhook-sequence header');
   step('Received novel.finished and verified its Standard Webhooks signature', { event: event.event, seq: event.seq, data: event.data });
 
   // The event feed holds the same events in order: a receiver that was down reads on from its last seq.

@@ -12,6 +12,8 @@ import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
  *   src/generated/operations.ts  one entry per operation (method, path, authentication, body
  *                                encoding, sandbox twin, paging) and one typed method per
  *                                operation, named by its operationId
+ *   src/generated/errors.ts      the contract's error codes, per status, read from the error
+ *                                answers' descriptions ("code, code: why; code: why")
  *
  *   node sdk/scripts/generate.mjs [document.json] [--out directory]
  *
@@ -35,6 +37,7 @@ export async function generate(document) {
   return {
     'openapi.ts': `${HEADER}${COMMENT_HEADER}${types}`,
     'operations.ts': operationsSource(document),
+    'errors.ts': errorsSource(document),
   };
 }
 
@@ -62,6 +65,7 @@ function operationsSource(document) {
   const methods = [];
   const paged = [];
   const twins = [];
+  const sandboxOnly = [];
   for (const { id, method, path, operation, parameters } of operations) {
     const twin = `sandbox${id[0].toUpperCase()}${id.slice(1)}`;
     const sandboxTwin = ids.has(twin) ? twin : undefined;
@@ -70,6 +74,7 @@ function operationsSource(document) {
     const query = parameters.filter((parameter) => parameter.in === 'query');
     const isPaged = query.some((parameter) => parameter.name === 'page') && query.some((parameter) => parameter.name === 'page_size');
     if (isPaged) paged.push(id);
+    if (isSandbox) sandboxOnly.push(id);
     const requestBody = operation.requestBody ? resolveRef(document, operation.requestBody) : undefined;
     const bodyTypes = Object.keys(requestBody?.content ?? {});
     const body = bodyTypes.includes('application/json') ? 'json' : bodyTypes.includes('application/x-www-form-urlencoded') ? 'form' : undefined;
@@ -147,6 +152,9 @@ export type OperationId = keyof typeof OPERATIONS;
 /** The operations that walk pages with \`page\` and \`page_size\` (\`PartnerClient.paginate\`). */
 export type PagedOperationId = ${paged.length ? paged.map((id) => `'${id}'`).join(' | ') : 'never'};
 
+/** The operations of the sandbox only (test clocks, the \`sandbox…\` twins): a live client's type has no such methods. */
+export type SandboxOnlyOperationId = ${sandboxOnly.length ? sandboxOnly.map((id) => `'${id}'`).join(' | ') : 'never'};
+
 /** Each live operation that has one, and its twin on the sandbox mount (a sandbox client sends it there, typed as the twin). */
 export interface SandboxTwins {
 ${twins.join('\n')}
@@ -164,6 +172,68 @@ export abstract class GeneratedOperations<E extends Environment = Environment> {
 ${methods.join('\n\n')}
 }
 `;
+}
+
+/**
+ * Codes any operation may answer whatever its own documentation says (DECISIONS 5: 405, 413,
+ * 429, 500, 503; DECISIONS 30: the \`Idempotency-Key\` answers of every write).
+ */
+const CODES_OF_EVERY_OPERATION = {
+  400: ['invalid_request'],
+  401: ['invalid_token'],
+  405: ['method_not_allowed'],
+  409: ['idempotency_key_in_use'],
+  413: ['invalid_request'],
+  422: ['idempotency_key_reused'],
+  429: ['rate_limited'],
+  500: ['server_error'],
+  503: ['temporarily_unavailable'],
+};
+
+/** The contract's error codes per status: those the document's error answers name, and those every operation may answer. */
+function errorsSource(document) {
+  const byStatus = new Map();
+  const add = (status, code) => byStatus.set(status, new Set([...(byStatus.get(status) ?? []), code]));
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const method of METHODS) {
+      for (const [status, answer] of Object.entries(item[method]?.responses ?? {})) {
+        if (!/^[45]\d\d$/.test(status)) continue;
+        for (const code of codesOf(resolveRef(document, answer).description ?? '')) add(Number(status), code);
+      }
+    }
+  }
+  for (const [status, codes] of Object.entries(CODES_OF_EVERY_OPERATION)) for (const code of codes) add(Number(status), code);
+  const statuses = [...byStatus.keys()].sort((a, b) => a - b);
+  const union = (codes) =>
+    [...codes]
+      .sort()
+      .map((code) => `'${code}'`)
+      .join(' | ');
+  return `${HEADER}
+/** The error codes (\`error\` of the error body) each status may carry, as the document names them. */
+export interface ErrorCodesByStatus {
+${statuses.map((status) => `  ${status}: ${union(byStatus.get(status))};`).join('\n')}
+}
+
+/**
+ * Every error code of the contract, and \`unexpected_response\` (the SDK's: an answer without
+ * the contract's error body, such as a proxy's page). Compare \`ApiError.error\` with these:
+ * a misspelt code does not compile.
+ */
+export type ErrorCode = ErrorCodesByStatus[keyof ErrorCodesByStatus] | 'unexpected_response';
+`;
+}
+
+/**
+ * The codes an error answer's description names: each segment (split at \`;\` and line
+ * breaks) that starts with codes, "code, code or code", before a colon, a parenthesis or its end.
+ */
+function codesOf(description) {
+  return description.split(/[;\n]/).flatMap((segment) => {
+    const head = segment.split(':')[0].replace(/\(.*$/, '').trim();
+    const words = head.split(/\s*(?:,|\bor\b|\band\b)\s*/).filter(Boolean);
+    return words.length > 0 && words.every((word) => /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/.test(word)) ? words : [];
+  });
 }
 
 function scopeLine(scopes) {

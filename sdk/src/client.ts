@@ -1,5 +1,12 @@
 import { eventFeed, type EventFeedOptions } from './events.js';
-import { GeneratedOperations, OPERATIONS, type OperationId, type OperationSpec, type PagedOperationId } from './generated/operations.js';
+import {
+  GeneratedOperations,
+  OPERATIONS,
+  type OperationId,
+  type OperationSpec,
+  type PagedOperationId,
+  type SandboxOnlyOperationId,
+} from './generated/operations.js';
 import { Transport, type RawInput } from './http.js';
 import { DEFAULT_RETRY, type RetryEvent, type RetryOptions } from './retry.js';
 import { TokenCache, type IssuedToken } from './tokens.js';
@@ -47,7 +54,7 @@ export interface PartnerClientOptions<E extends Environment = Environment> {
  * Tokens are fetched, cached and renewed before expiry, one request at a time; 429 and 503
  * are retried after `Retry-After`; network failures are retried for idempotent methods.
  */
-export class PartnerClient<E extends Environment = Environment> extends GeneratedOperations<E> {
+class PartnerClientImplementation<E extends Environment = Environment> extends GeneratedOperations<E> {
   readonly environment: E;
   readonly baseUrl: string;
   private readonly transport: Transport;
@@ -72,7 +79,8 @@ export class PartnerClient<E extends Environment = Environment> extends Generate
     }
     this.environment = options.environment;
     this.baseUrl = new URL(options.baseUrl).toString().replace(/\/+$/, '');
-    this.basic = `Basic ${Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64')}`;
+    // btoa, not Buffer, so that the client runs on edge runtimes too; the encoded id and secret are ASCII.
+    this.basic = `Basic ${btoa(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`)}`;
     const clock = options.clock ?? Date.now;
     const marginMs = (options.tokenRefreshMarginSeconds ?? 60) * 1000;
     this.platformTokens = new TokenCache(
@@ -94,7 +102,7 @@ export class PartnerClient<E extends Environment = Environment> extends Generate
       clock,
       timeoutMs: options.timeoutMs ?? 30_000,
       retry: { ...DEFAULT_RETRY, ...options.retry },
-      userAgent: `partner-reading-sdk/${SDK_VERSION} node/${process.versions.node}${options.userAgent ? ` ${options.userAgent}` : ''}`,
+      userAgent: `partner-reading-sdk/${SDK_VERSION} ${runtime()}${options.userAgent ? ` ${options.userAgent}` : ''}`,
       onRetry: options.onRetry,
       authorization: async (auth) => {
         if (auth === 'basic') return this.basic;
@@ -182,4 +190,38 @@ export class PartnerClient<E extends Environment = Environment> extends Generate
     }
     return [operationId, spec];
   }
+}
+
+/**
+ * A client of environment `E`. The sandbox-only operations (test clocks, the `sandbox…`
+ * twins) are methods of a sandbox client's type only: on a live client, or one whose
+ * environment is not known when compiling, calling them (or naming them to `call` and
+ * `request`) does not compile.
+ */
+export type PartnerClient<E extends Environment = Environment> = [E] extends ['sandbox']
+  ? PartnerClientImplementation<E>
+  : Omit<PartnerClientImplementation<E>, SandboxOnlyOperationId | 'call' | 'request'> & LiveGenericCalls<E>;
+
+/** `call` and `request` of a client that may be live: any operation but the sandbox-only ones. */
+interface LiveGenericCalls<E extends Environment> {
+  call<K extends Exclude<OperationId, SandboxOnlyOperationId>>(operationId: K, input?: EnvInput<E, K>, options?: CallOptions): Promise<EnvOutput<E, K>>;
+  request<K extends Exclude<OperationId, SandboxOnlyOperationId>>(
+    operationId: K,
+    input?: EnvInput<E, K>,
+    options?: CallOptions,
+  ): Promise<ApiResponse<EnvOutput<E, K>>>;
+}
+
+export interface PartnerClientConstructor {
+  /** The client's type follows `environment`: `new PartnerClient({ environment: 'sandbox', … })` is a `PartnerClient<'sandbox'>`. */
+  new <E extends Environment>(options: PartnerClientOptions<E>): PartnerClient<E>;
+  readonly prototype: PartnerClientImplementation;
+}
+
+export const PartnerClient: PartnerClientConstructor = PartnerClientImplementation;
+
+/** The runtime named in the User-Agent: Node's version, or `edge` elsewhere. */
+function runtime(): string {
+  const node = (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node;
+  return node ? `node/${node}` : 'edge';
 }

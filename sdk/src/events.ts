@@ -1,6 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { readFile, rename, writeFile } from 'node:fs/promises';
-import { FeedGapError } from './errors.js';
+import { ApiError, FeedGapError } from './errors.js';
 import { sleep, type RetryOptions } from './retry.js';
 import type { Output, PartnerEvent } from './types.js';
 
@@ -16,8 +14,14 @@ export interface Checkpoint {
 }
 
 export interface EventFeedOptions {
-  /** Read the events after this `seq` (default: the checkpoint's, else 0, the oldest kept). */
+  /** Read the events after this `seq` (default: the checkpoint's, else where `start` says). */
   after?: number;
+  /**
+   * Where a consumer without `after` or a saved checkpoint starts: `oldest` (default), the
+   * oldest event kept, or `now`, after the latest event (found in a few reads of the feed),
+   * saved to the checkpoint at once so that a restart goes on from there.
+   */
+  start?: 'oldest' | 'now';
   /** Loaded at the start and saved after each event you processed. */
   checkpoint?: Checkpoint;
   /** Events per request, 1 to 500 (default 100). */
@@ -35,7 +39,7 @@ export interface EventFeedOptions {
 type FeedPage = Output<'readEventFeed'>;
 type ReadFeed = (
   query: { after: number; limit: number; wait: number },
-  options: { signal?: AbortSignal; timeoutMs: number; retry: RetryOptions },
+  options: { signal?: AbortSignal | undefined; timeoutMs: number; retry: RetryOptions },
 ) => Promise<FeedPage>;
 
 /** Pause before re-reading a page that skipped a seq: the one missing may still be committing. */
@@ -52,7 +56,14 @@ const GAP_REREAD_MS = 1_000;
 export async function* eventFeed(read: ReadFeed, options: EventFeedOptions = {}): AsyncGenerator<PartnerEvent, void, undefined> {
   const { checkpoint, signal, limit = 100, follow = true } = options;
   const wait = follow ? (options.wait ?? 30) : 0;
-  let after = options.after ?? (await checkpoint?.load()) ?? 0;
+  let after = options.after ?? (await checkpoint?.load());
+  if (after === undefined && options.start === 'now') {
+    after = await latestSeq((probe) =>
+      read({ after: probe, limit: 1, wait: 0 }, { signal, timeoutMs: 15_000, retry: { maxRetries: Infinity, ...options.retry } }),
+    );
+    await checkpoint?.save(after);
+  }
+  after ??= 0;
   let reread = false;
   while (!signal?.aborted) {
     let page: FeedPage;
@@ -90,25 +101,32 @@ export async function* eventFeed(read: ReadFeed, options: EventFeedOptions = {})
   }
 }
 
-/** A checkpoint in a file holding the seq: written to a temporary file, then renamed over it, so it is never half written. */
-export function fileCheckpoint(path: string): Checkpoint {
-  return {
-    async load() {
-      const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
-        if (error.code === 'ENOENT') return undefined;
-        throw error;
-      });
-      if (text === undefined || text.trim() === '') return undefined;
-      const seq = Number(text.trim());
-      if (!Number.isSafeInteger(seq) || seq < 0) throw new Error(`${path} holds no event seq: ${JSON.stringify(text.slice(0, 40))}`);
-      return seq;
-    },
-    async save(seq) {
-      const temporary = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-      await writeFile(temporary, `${seq}\n`);
-      await rename(temporary, path);
-    },
+/**
+ * The latest `seq` of the feed, which has no "latest" query: a seq `x` is below it when
+ * reading after `x` finds an event (or answers 410 `events_expired`: later events exist).
+ * Seqs grow by one without gaps, so doubling `x` and then halving the interval finds it in
+ * about 2·log2(latest) reads of one event each (40 for a million events).
+ */
+async function latestSeq(readOne: (after: number) => Promise<FeedPage>): Promise<number> {
+  const below = async (seq: number) => {
+    try {
+      const page = await readOne(seq);
+      return page.data.length > 0;
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 410 && error.error === 'events_expired') return true;
+      throw error;
+    }
   };
+  if (!(await below(0))) return 0;
+  let low = 0;
+  let high = 1;
+  while (await below(high)) [low, high] = [high, high * 2];
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (await below(middle)) low = middle;
+    else high = middle;
+  }
+  return high;
 }
 
 /** A checkpoint in memory (`seq` is the last saved): for tests, or a consumer that starts from a known point. */

@@ -1,10 +1,22 @@
-import { ApiError, ConnectionError } from './errors.js';
+import { apiErrorFor, ConnectionError, TimeoutError, type ApiError } from './errors.js';
+import type { ErrorCode } from './generated/errors.js';
 import type { OperationSpec } from './generated/operations.js';
 import { backoffDelay, follow, parseRetryAfter, retryAfterDelay, sleep, type RetryEvent, type RetryOptions } from './retry.js';
 import type { ApiResponse, CallOptions } from './types.js';
 
 /** Methods whose repetition changes nothing more than the first request did (RFC 9110 9.2.2). */
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+
+/**
+ * The methods that take an `Idempotency-Key` (DECISIONS 30): every write but the token
+ * requests (the operations authenticated by the client id and secret), which are safe to
+ * repeat as they are.
+ */
+const KEYED = new Set(['POST', 'PUT', 'DELETE']);
+const takesIdempotencyKey = (spec: OperationSpec) => KEYED.has(spec.method) && spec.auth !== 'basic';
+
+/** The header's rule (DECISIONS 30): 1 to 255 printable ASCII characters. */
+const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
 
 /** What an operation is sent with: its path, query and body, as `Input` spells them. */
 export interface RawInput {
@@ -20,7 +32,7 @@ export interface TransportSettings {
   timeoutMs: number;
   retry: Required<RetryOptions>;
   userAgent: string;
-  onRetry?: (event: RetryEvent) => void;
+  onRetry?: ((event: RetryEvent) => void) | undefined;
   /** The Authorization header value for an operation's credential, if it takes one. */
   authorization(auth: OperationSpec['auth']): Promise<string | undefined>;
   /** The service refused this Authorization value as `invalid_token`. */
@@ -28,10 +40,11 @@ export interface TransportSettings {
 }
 
 /**
- * Sends one operation: builds the request from its spec and input, attaches the credential,
- * retries 429 and 503 after `Retry-After` (and network failures of idempotent calls) within
- * the retry bounds, fetches a new token once on `invalid_token`, and turns an error answer
- * into an `ApiError`.
+ * Sends one operation: builds the request from its spec and input, attaches the credential
+ * and, on a write, one `Idempotency-Key` for all its attempts; retries 429 and 503 after
+ * `Retry-After`, network failures and 502/504 of idempotent or keyed calls, and a key still
+ * at work (409 `idempotency_key_in_use`), within the retry bounds; fetches a new token once
+ * on `invalid_token`, and turns an error answer into the `ApiError` of its status.
  */
 export class Transport {
   constructor(private readonly settings: TransportSettings) {}
@@ -40,7 +53,14 @@ export class Transport {
     const retry = { ...this.settings.retry, ...options.retry };
     const url = this.url(spec.path, input);
     const method = spec.method;
-    const idempotent = options.idempotent ?? IDEMPOTENT.has(method);
+    const idempotencyKey = takesIdempotencyKey(spec)
+      ? (options.idempotencyKey ?? new Headers(options.headers).get('idempotency-key') ?? randomKey())
+      : undefined;
+    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+      throw new TypeError(`an Idempotency-Key is 1 to 255 printable ASCII characters, not ${JSON.stringify(idempotencyKey)}`);
+    }
+    // The service answers a repeated key with the first answer, doing nothing twice: a keyed write is as safe to repeat as a read.
+    const idempotent = options.idempotent ?? (IDEMPOTENT.has(method) || idempotencyKey !== undefined);
     const body = encodeBody(spec.body, input.body);
     const timeoutMs = options.timeoutMs ?? this.settings.timeoutMs;
     let attempts = 0;
@@ -58,6 +78,7 @@ export class Transport {
       headers.set('accept', 'application/json');
       headers.set('user-agent', this.settings.userAgent);
       if (body) headers.set('content-type', body.type);
+      if (idempotencyKey !== undefined) headers.set('idempotency-key', idempotencyKey);
       const authorization = await this.settings.authorization(spec.auth);
       if (authorization) headers.set('authorization', authorization);
 
@@ -65,7 +86,7 @@ export class Transport {
       let response: Response;
       let text: string;
       try {
-        response = await this.settings.fetch(url, { method, headers, body: body?.content, signal: attempt.signal });
+        response = await this.settings.fetch(url, { method, headers, body: body?.content ?? null, signal: attempt.signal });
         // Read here, under the same time limit: a connection can also fail mid-answer.
         text = await response.text();
       } catch (error) {
@@ -75,7 +96,8 @@ export class Transport {
           await wait({ reason: 'network', delayMs: backoffDelay(retries + 1, retry), error });
           continue;
         }
-        throw new ConnectionError({ operationId, method, url, attempts, reason, cause: error });
+        const details = { operationId, method, url, attempts, reason, cause: error };
+        throw attempt.timedOut() ? new TimeoutError(details) : new ConnectionError(details);
       } finally {
         attempt.clear();
       }
@@ -98,11 +120,14 @@ export class Transport {
         continue;
       }
       const status = response.status;
-      const retryable = status === 429 || status === 503 || (idempotent && (status === 502 || status === 504));
+      // The first request under this key is still being processed (ours, cut off, or a twin of it): its answer comes after Retry-After.
+      const keyInUse = status === 409 && error.error === 'idempotency_key_in_use' && idempotencyKey !== undefined;
+      const retryable = status === 429 || status === 503 || keyInUse || (idempotent && (status === 502 || status === 504));
       if (!retryable || retries >= retry.maxRetries) throw error;
       if (error.retryAfter !== undefined && error.retryAfter * 1000 > retry.maxRetryAfterMs) throw error;
       const delayMs = error.retryAfter !== undefined ? retryAfterDelay(error.retryAfter) : backoffDelay(retries + 1, retry);
-      await wait({ reason: status === 429 ? 'rate_limited' : 'unavailable', delayMs, status, retryAfter: error.retryAfter, requestId });
+      const reason = status === 429 ? 'rate_limited' : keyInUse ? 'idempotency_key_in_use' : 'unavailable';
+      await wait({ reason, delayMs, status, retryAfter: error.retryAfter, requestId });
     }
   }
 
@@ -146,8 +171,9 @@ function apiError(response: Response, text: string, context: { operationId: stri
     typeof body === 'object' && body !== null && typeof (body as { error?: unknown }).error === 'string'
       ? (body as { error: string; error_description?: unknown })
       : undefined;
-  return new ApiError({
-    error: contract?.error ?? 'unexpected_response',
+  return apiErrorFor({
+    // The service's own code, typed as the contract's codes (one a newer service added is still its string at run time).
+    error: (contract?.error ?? 'unexpected_response') as ErrorCode,
     errorDescription: typeof contract?.error_description === 'string' ? contract.error_description : text.slice(0, 200) || response.statusText,
     status: response.status,
     requestId: response.headers.get('x-request-id') ?? undefined,
@@ -180,6 +206,11 @@ function withTimeout(ms: number, caller: AbortSignal | undefined): { signal: Abo
       outer?.removeEventListener('abort', onAbort);
     },
   };
+}
+
+/** A random key for one call and its retries (Web Crypto: Node 20 and edge runtimes alike). */
+function randomKey(): string {
+  return globalThis.crypto.randomUUID();
 }
 
 /** fetch's "fetch failed" says little: the cause names the refusal or reset. */

@@ -22,14 +22,18 @@ export interface RetryEvent {
   url: string;
   /** The attempt that failed: 1 for the first. */
   attempt: number;
-  /** `rate_limited` (429), `unavailable` (503, or 502/504 on an idempotent call), `network`, or `token_refresh` (401 `invalid_token`: a new token, then once more). */
-  reason: 'rate_limited' | 'unavailable' | 'network' | 'token_refresh';
+  /**
+   * `rate_limited` (429), `unavailable` (503, or 502/504 on an idempotent or keyed call), `network`,
+   * `idempotency_key_in_use` (409: the first request under the call's key is still being processed),
+   * or `token_refresh` (401 `invalid_token`: a new token, then once more).
+   */
+  reason: 'rate_limited' | 'unavailable' | 'network' | 'idempotency_key_in_use' | 'token_refresh';
   /** How long the SDK waits before the next attempt. */
   delayMs: number;
-  status?: number;
+  status?: number | undefined;
   /** The `Retry-After` seconds the answer asked for. */
-  retryAfter?: number;
-  requestId?: string;
+  retryAfter?: number | undefined;
+  requestId?: string | undefined;
   error?: unknown;
 }
 

@@ -17,11 +17,20 @@ type QueryInput<K> = [Slot<K, 'query'>] extends [never]
 type Body<K> = Operation<K> extends { requestBody?: infer R } ? (Exclude<R, undefined> extends { content: infer C } ? C[keyof C] : never) : never;
 type BodyInput<K> = [Body<K>] extends [never] ? Nothing : undefined extends Operation<K>['requestBody'] ? { body?: Body<K> } : { body: Body<K> };
 
+type Parts<K> = PathInput<K> & QueryInput<K> & BodyInput<K>;
+
+/**
+ * What an operation without parameters takes: nothing, so that `listCategories({ retry: … })`
+ * (call options in the place of the input) does not compile instead of being ignored.
+ */
+export type NoInput = Record<string, never>;
+
 /**
  * What an operation takes, as the document describes it: `path` parameters, `query`
- * parameters and the request `body`, each present only when the operation has it.
+ * parameters and the request `body`, each present only when the operation has it
+ * (`NoInput` when it has none).
  */
-export type Input<K extends OperationId> = Simplify<PathInput<K> & QueryInput<K> & BodyInput<K>>;
+export type Input<K extends OperationId> = keyof Parts<K> extends never ? NoInput : Simplify<Parts<K>>;
 
 type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 206;
 type Responses<K> = Operation<K> extends { responses: infer R } ? R : never;
@@ -58,18 +67,25 @@ export interface ApiResponse<T> {
 /** Per-call settings; every one is optional. */
 export interface CallOptions {
   /** Stops the call (and its retries): it rejects with the signal's reason. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Time limit of one attempt, in milliseconds (default: the client's `timeoutMs`). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Overrides the client's retry settings for this call. */
-  retry?: RetryOptions;
+  retry?: RetryOptions | undefined;
   /**
-   * Retry this call after a network failure although its method is not idempotent (POST):
-   * only for calls that are safe to repeat, such as `upsertEntitlement`.
+   * The call's `Idempotency-Key` (1 to 255 printable ASCII characters), sent on each of its
+   * attempts. Default: a random UUID per call on every POST, PUT and DELETE but the token
+   * requests. Pass your own to make a write safe to repeat across your process's restarts
+   * too (your job's id, say): the service answers a repeat with the first answer.
    */
-  idempotent?: boolean;
+  idempotencyKey?: string | undefined;
+  /**
+   * Whether a network failure (or 502/504) is retried. Default: yes for reads, PUT, DELETE and
+   * every call sent with an `Idempotency-Key`; `false` makes the call fail at once instead.
+   */
+  idempotent?: boolean | undefined;
   /** Extra request headers, such as your own `x-request-id`. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
 }
 
 type EventPayload<K extends keyof webhooks> = webhooks[K]['post'] extends { requestBody: { content: { 'application/json': infer P } } } ? P : never;
@@ -82,7 +98,7 @@ export type EventType = WebhookEvent['event'];
 
 /**
  * An event with its place in the event feed: `seq` is 1, 2, 3… per environment, with no
- * gaps. A verified webhook delivery gives it from the `webhook-sequence` header, the feed
- * from the item, so one handler serves both.
+ * gaps. A verified webhook delivery (`VerifiedWebhook`) has it from the `webhook-sequence`
+ * header when the header came, so one handler serves both.
  */
 export type PartnerEvent = WebhookEvent & { seq: number };

@@ -1,9 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { WebhookVerificationError } from './errors.js';
-import type { PartnerEvent } from './types.js';
-
-/** Request headers as Node's `IncomingMessage.headers` or a fetch `Headers` gives them. */
-export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
+import { deliveredEvent, flattenHeaders, type VerifiedWebhook, type WebhookHeaders } from './webhook-delivery.js';
 
 /**
  * Verifies a webhook delivery (Standard Webhooks: `webhook-id`, `webhook-timestamp`,
@@ -11,15 +8,16 @@ export type WebhookHeaders = Headers | Record<string, string | string[] | undefi
  * (`whsec_…`), and returns its event, typed by `event`, with `seq` from `webhook-sequence`.
  *
  * `body` must be the raw body as received, before any JSON parsing. A timestamp more than
- * five minutes off, a bad signature or a missing header throws WebhookVerificationError:
+ * five minutes off, a bad signature or a missing signed header throws WebhookVerificationError:
  * answer 400 and the service retries the delivery. The same event may arrive twice (a retry
- * after a lost answer): drop repeats by `event_id` or `seq`. A `seq` more than one past the
- * last you processed means events are missing: read them from the feed (`client.events`).
- * `webhook-sequence` is not covered by the signature (the id, timestamp and body are), so
- * trust `seq` for ordering, and the signed `event_id` for identity.
+ * after a lost answer): drop repeats by `event_id`. A `seq` more than one past the last you
+ * processed means events are missing: read them from the feed (`client.events`).
+ * `webhook-sequence` is not covered by the signature (the id, timestamp and body are), so it
+ * may be absent (`seq` undefined); trust `seq` for ordering, and the signed `event_id` for identity.
+ * On an edge runtime, `@partner-reading/sdk/edge` verifies with Web Crypto instead (asynchronously).
  */
-export function verifyWebhook(secret: string, body: string | Uint8Array, headers: WebhookHeaders): PartnerEvent {
-  const flat = flatten(headers);
+export function verifyWebhook(secret: string, body: string | Uint8Array, headers: WebhookHeaders): VerifiedWebhook {
+  const flat = flattenHeaders(headers);
   const payload = typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   let event: unknown;
   try {
@@ -27,20 +25,5 @@ export function verifyWebhook(secret: string, body: string | Uint8Array, headers
   } catch (error) {
     throw new WebhookVerificationError(`webhook refused: ${(error as Error).message}`, { cause: error });
   }
-  const sequence = flat['webhook-sequence'];
-  if (sequence === undefined || !/^\d+$/.test(sequence)) throw new WebhookVerificationError('webhook refused: no webhook-sequence header');
-  if (typeof event !== 'object' || event === null || typeof (event as { event?: unknown }).event !== 'string') {
-    throw new WebhookVerificationError('webhook refused: the body is not an event');
-  }
-  return { ...(event as PartnerEvent), seq: Number(sequence) };
-}
-
-function flatten(headers: WebhookHeaders): Record<string, string> {
-  const flat: Record<string, string> = {};
-  const entries: Iterable<[string, string | string[] | undefined]> = headers instanceof Headers ? headers.entries() : Object.entries(headers);
-  for (const [name, value] of entries) {
-    if (value === undefined) continue;
-    flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return flat;
+  return deliveredEvent(event, flat);
 }

@@ -97,6 +97,33 @@ test('twelve consumers of one credential (the service holds ten long polls each)
   expect(retries.filter((event) => event.reason === 'rate_limited').length - refusedBefore).toBeGreaterThanOrEqual(2);
 }, 60_000);
 
+test("start: 'now' begins after the latest event, saves that start at once, and resumes from it; a saved checkpoint wins", async () => {
+  // Nine events so far (the tests above): a consumer starting now sees none of them.
+  const checkpoint = memoryCheckpoint();
+  const caughtUp: number[] = [];
+  for await (const event of client.events({ start: 'now', checkpoint, follow: false })) caughtUp.push(event.seq);
+  expect(caughtUp).toEqual([]);
+  expect(checkpoint.seq).toBe(9);
+
+  await produce(2);
+  const next: number[] = [];
+  for await (const event of client.events({ start: 'now', checkpoint, follow: false })) next.push(event.seq);
+  expect(next).toEqual([10, 11]);
+  // A long-polling consumer started now waits for the next event only.
+  const stop = new AbortController();
+  const live: number[] = [];
+  const consumer = (async () => {
+    for await (const event of client.events({ start: 'now', signal: stop.signal, wait: 5 })) {
+      live.push(event.seq);
+      stop.abort();
+    }
+  })();
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  await produce(1);
+  await consumer;
+  expect(live).toEqual([12]);
+}, 60_000);
+
 test('novels() and paginate() yield every novel of the catalog once, in order, whatever the page size', async () => {
   const whole = await client.listNovels({ query: { page_size: 100 } });
   expect(whole.total).toBeGreaterThan(2);

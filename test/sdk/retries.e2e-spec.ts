@@ -71,7 +71,7 @@ test('past the retry bound, the 429 is an ApiError with the contract error, stat
   expect(waits).toEqual([]);
 }, 60_000);
 
-test('a cut connection is retried for GET and PUT, never for POST unless the caller says it is safe', async () => {
+test('a cut connection is retried for reads and for writes, which carry one Idempotency-Key across their attempts', async () => {
   await new Promise((resolve) => setTimeout(resolve, 2_000)); // the budget refills
   const retries: RetryEvent[] = [];
   const client = sandboxClient(proxy.origin, credential, { onRetry: (event) => retries.push(event) });
@@ -83,21 +83,27 @@ test('a cut connection is retried for GET and PUT, never for POST unless the cal
   expect(proxy.count((exchange) => exchange.path.startsWith('/sandbox/v1/novels'))).toBe(2);
 
   proxy.dropNext('PUT', '/sandbox/v1/subscribers/net-1/playback-position');
-  await client.openNovel({ path: { id: 'net-1' }, body: { novel_id: 'the-heir' } });
+  await client.openNovel({ path: { id: 'net-1' }, body: { novel_id: 'the-heir', started_at: new Date(Date.now() - 30 * 86_400_000).toISOString() } });
   await expect(
     client.putPlaybackPosition({ path: { id: 'net-1' }, body: { novel_id: 'the-heir', chapter_id: 'the-heir-ch1', position_seconds: 12 } }),
   ).resolves.toMatchObject({ position_seconds: 12 });
 
+  // A POST is retried too: the service answers a repeated key with the first answer.
   proxy.dropNext('POST', '/sandbox/v1/novels/the-heir/choices');
-  const failure = await client.chooseEnding({ path: { id: 'the-heir' }, body: { subscriber_id: 'net-1', choice_id: 'stay' } }).catch((error: unknown) => error);
-  expect(failure).toBeInstanceOf(ConnectionError);
-  expect(failure).toMatchObject({ operationId: 'sandboxChooseEnding', method: 'POST', attempts: 1 });
-  expect(proxy.count((exchange) => exchange.method === 'POST' && exchange.path === '/sandbox/v1/novels/the-heir/choices')).toBe(1);
+  await client.chooseEnding({ path: { id: 'the-heir' }, body: { subscriber_id: 'net-1', choice_id: 'stay' } });
+  const choices = proxy.exchanges.filter((exchange) => exchange.method === 'POST' && exchange.path === '/sandbox/v1/novels/the-heir/choices');
+  expect(choices.map((exchange) => exchange.status)).toEqual([0, 200]);
+  expect(choices[1]!.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+  expect(choices[1]!.idempotencyKey).toBe(choices[0]!.idempotencyKey);
+  expect((await client.getReadingProgress({ path: { id: 'net-1' } })).novels[0]).toMatchObject({ chosen_choice_id: 'stay' });
 
-  // A POST the caller knows to be safe to repeat may opt in.
+  // A caller may still refuse the retry of a write.
   proxy.dropNext('POST', '/platform/v1/entitlements');
-  await client.upsertEntitlement({ body: { subscriber_id: 'net-1', product: 'audioapp', status: 'active', plan: 'audio_standard' } }, { idempotent: true });
-  expect(proxy.count((exchange) => exchange.method === 'POST' && exchange.path === '/platform/v1/entitlements')).toBe(3);
+  const failure = await client
+    .upsertEntitlement({ body: { subscriber_id: 'net-1', product: 'audioapp', status: 'active', plan: 'audio_standard' } }, { idempotent: false })
+    .catch((error: unknown) => error);
+  expect(failure).toBeInstanceOf(ConnectionError);
+  expect(failure).toMatchObject({ operationId: 'upsertEntitlement', method: 'POST', attempts: 1 });
   expect(retries.map((event) => event.reason)).toEqual(['network', 'network', 'network']);
 }, 60_000);
 

@@ -98,6 +98,7 @@ export interface Exchange {
   path: string;
   status: number;
   authorization: string | undefined;
+  idempotencyKey: string | undefined;
 }
 
 /**
@@ -153,23 +154,28 @@ export class RecordingProxy {
     const drop = this.drops.findIndex((d) => d.method === request.method && path.startsWith(d.path));
     if (drop >= 0) {
       this.drops.splice(drop, 1);
-      this.exchanges.push({ method: request.method!, path, status: 0, authorization: request.headers.authorization });
+      this.exchanges.push({ method: request.method!, path, status: 0, ...sentWith(request) });
       request.socket.destroy();
       return;
     }
     const target = new URL(path, this.upstream);
     const outbound = httpRequest(target, { method: request.method, headers: { ...request.headers, host: target.host } }, (answer) => {
-      this.exchanges.push({ method: request.method!, path, status: answer.statusCode ?? 0, authorization: request.headers.authorization });
+      this.exchanges.push({ method: request.method!, path, status: answer.statusCode ?? 0, ...sentWith(request) });
       response.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(response);
     });
     outbound.on('error', () => {
-      this.exchanges.push({ method: request.method!, path, status: 0, authorization: request.headers.authorization });
+      this.exchanges.push({ method: request.method!, path, status: 0, ...sentWith(request) });
       request.socket.destroy();
     });
     request.pipe(outbound);
   }
 }
+
+const sentWith = (request: IncomingMessage) => ({
+  authorization: request.headers.authorization,
+  idempotencyKey: request.headers['idempotency-key'] as string | undefined,
+});
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -90,6 +90,9 @@ export type OperationId = keyof typeof OPERATIONS;
 /** The operations that walk pages with `page` and `page_size` (`PartnerClient.paginate`). */
 export type PagedOperationId = 'listNovels' | 'sandboxListNovels';
 
+/** The operations of the sandbox only (test clocks, the `sandbox…` twins): a live client's type has no such methods. */
+export type SandboxOnlyOperationId = 'advanceTestClock' | 'attachTestClockSubscriber' | 'createTestClock' | 'deleteTestClock' | 'getTestClock' | 'listTestClocks' | 'sandboxChooseEnding' | 'sandboxGetChapterAudio' | 'sandboxGetChapterContent' | 'sandboxGetEndingsState' | 'sandboxGetEngagementReport' | 'sandboxGetNovelAudio' | 'sandboxGetPlaybackPosition' | 'sandboxGetPlaybackPositionAlias' | 'sandboxGetReadingProgress' | 'sandboxGetReadingProgressAlias' | 'sandboxGetStreamUrl' | 'sandboxListCategories' | 'sandboxListChapters' | 'sandboxListNovels' | 'sandboxListVoices' | 'sandboxOpenNovel' | 'sandboxPutPlaybackPosition' | 'sandboxPutPlaybackPositionAlias' | 'sandboxRemoveNovel';
+
 /** Each live operation that has one, and its twin on the sandbox mount (a sandbox client sends it there, typed as the twin). */
 export interface SandboxTwins {
   chooseEnding: 'sandboxChooseEnding';
