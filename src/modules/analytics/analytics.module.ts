@@ -6,12 +6,15 @@ import { EngagementRepository } from './domain/engagement.repository.js';
 import { AnalyticsController } from './http/analytics.controller.js';
 import { PgActivityRepository } from './infrastructure/pg-activity.repository.js';
 import { PgEngagementRepository } from './infrastructure/pg-engagement.repository.js';
-import { ANALYTICS_SUBSCRIBER_ROWS, ENGAGEMENT_DAY_COUNTS } from './infrastructure/analytics.entities.js';
+import { ENGAGEMENT_DAY_COUNTS } from './infrastructure/analytics.entities.js';
+import { ANALYTICS_EXEMPT_COLUMNS, AnalyticsSubscriberData } from './infrastructure/analytics.subscriber-data.js';
+import { subscriberData } from '../../shared/persistence/subscriber-rows.js';
 
 @Module({
   controllers: [AnalyticsController],
   providers: [
-    ANALYTICS_SUBSCRIBER_ROWS,
+    ...subscriberData(AnalyticsSubscriberData),
+    ...ANALYTICS_EXEMPT_COLUMNS,
     { provide: ActivityRepository, useClass: PgActivityRepository },
     { provide: EngagementRepository, useClass: PgEngagementRepository },
     ENGAGEMENT_DAY_COUNTS,
