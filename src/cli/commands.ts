@@ -18,7 +18,7 @@ import {
   type TokenIssuer,
 } from '../modules/identity/index.js';
 import { KidsActivityImporter, KidsImportRejected } from '../modules/kids-engagement/index.js';
-import { SubscriberDataService, subscriberErasureDto } from '../modules/privacy/index.js';
+import { erasureDocument, SubscriberDataService } from '../modules/privacy/index.js';
 import { SecretRotationService } from '../modules/server-secret/index.js';
 import { SUBSCRIBER_ID_PATTERN, SUBSCRIBER_ID_RULE } from '../shared/identifiers.js';
 import { nearest } from './nearest.js';
@@ -127,7 +127,7 @@ export const COMMANDS: Record<string, Command> = {
     },
     run: async (context, { tenant, subscriberId }) => {
       if (!(await context.get(PartnerCredentialsService).partnerExists(tenant.partnerId))) throw new UsageError(`no partner ${tenant.partnerId}`);
-      return subscriberErasureDto(await context.get(SubscriberDataService).erase(tenant, subscriberId));
+      return erasureDocument(await context.get(SubscriberDataService).erase(tenant, subscriberId));
     },
   }),
   'keys:rotate': command({

@@ -1,3 +1,2 @@
 export { PrivacyModule } from './privacy.module.js';
-export { SubscriberDataService } from './application/subscriber-data.service.js';
-export { subscriberErasureDto } from './http/subscriber-data.dto.js';
+export { erasureDocument, SubscriberDataService } from './application/subscriber-data.service.js';

@@ -76,3 +76,13 @@ function novelsWithChapters(novels: Row[], chaptersRead: Row[]): Row[] {
     .map(([novelId, chapters]) => ({ novel_id: novelId, started_at: null, finished_at: null, choice_id: null, chapters_read: chapters, progress: null }));
   return [...opened, ...notOpened];
 }
+
+/** The erasure's answer, as the HTTP route and `subscriber:erase` both print it. */
+export function erasureDocument(erasure: SubscriberErasure) {
+  return {
+    subscriber_id: erasure.subscriberId,
+    environment: erasure.environment,
+    erased_at: erasure.erasedAt.toISOString(),
+    erased: erasure.erased,
+  };
+}

@@ -6,8 +6,8 @@ import { subscriberIdPipe } from '../../../shared/http/identifiers.js';
 import { platformPath } from '../../../shared/http/surfaces.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentTenant, RequireScopes } from '../../identity/index.js';
-import { SubscriberDataService } from '../application/subscriber-data.service.js';
-import { SubscriberErasureDto, subscriberErasureDto, SubscriberExportDto, subscriberExportDto } from './subscriber-data.dto.js';
+import { erasureDocument, SubscriberDataService } from '../application/subscriber-data.service.js';
+import { SubscriberErasureDto, SubscriberExportDto, subscriberExportDto } from './subscriber-data.dto.js';
 
 /** A subscriber's data rights (DECISIONS 29): see everything held, or erase it. */
 @ApiTags('Platform: subscribers')
@@ -41,6 +41,6 @@ export class SubscriberDataController {
   @ApiOkResponse({ type: SubscriberErasureDto })
   @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: subscriber id invalid' })
   async erase(@CurrentTenant() tenant: Tenant, @Param('subscriber_id', subscriberIdPipe('subscriber id')) subscriberId: string): Promise<SubscriberErasureDto> {
-    return subscriberErasureDto(await this.subscriberData.erase(tenant, subscriberId));
+    return erasureDocument(await this.subscriberData.erase(tenant, subscriberId));
   }
 }

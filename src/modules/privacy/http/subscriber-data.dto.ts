@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ENVIRONMENTS } from '../../../shared/tenancy/tenant.js';
-import type { SubscriberErasure, SubscriberExport } from '../application/subscriber-data.service.js';
+import type { SubscriberExport } from '../application/subscriber-data.service.js';
 
 const INSTANT = { type: String, format: 'date-time' } as const;
 const MAYBE_INSTANT = { type: String, format: 'date-time', nullable: true } as const;
@@ -148,15 +148,5 @@ export function subscriberExportDto(data: SubscriberExport): SubscriberExportDto
     events: data.events as unknown as ExportedEventDto[],
     kids_sessions: data.kidsSessions as unknown as ExportedKidsSessionDto[],
     test_clock: data.testClock as unknown as ExportedTestClockDto | null,
-  };
-}
-
-/** The CLI prints the same document. */
-export function subscriberErasureDto(erasure: SubscriberErasure): SubscriberErasureDto {
-  return {
-    subscriber_id: erasure.subscriberId,
-    environment: erasure.environment,
-    erased_at: erasure.erasedAt.toISOString(),
-    erased: erasure.erased,
   };
 }
