@@ -336,6 +336,19 @@ describe('erasure', () => {
     expect(document.novels).toEqual([]);
   });
 
+  test('drops the subscriber from its test clock (sandbox)', async () => {
+    const clock = await platform(sandboxOfA, 'POST', '/test-clocks', { frozen_time: new Date(Date.now() + DAY).toISOString() });
+    expect(clock.statusCode).toBe(201);
+    const { id } = clock.json();
+    expect(
+      (await t.inject({ method: 'PUT', url: `/platform/v1/test-clocks/${id}/subscribers/on-a-clock`, headers: bearer(sandboxOfA.token) })).statusCode,
+    ).toBe(200);
+    expect((await exportOf(sandboxOfA, 'on-a-clock')).test_clock).toMatchObject({ id, name: null });
+    expect((await erase(sandboxOfA, 'on-a-clock')).statusCode).toBe(200);
+    expect((await platform(sandboxOfA, 'GET', `/test-clocks/${id}`)).json().subscribers).toEqual([]);
+    expect((await exportOf(sandboxOfA, 'on-a-clock')).test_clock).toBeNull();
+  });
+
   test('subscriber:erase does the same from the command line, in the environment it names', async () => {
     const command = COMMANDS['subscriber:erase'];
     const input = await command.check({ positional: [], flags: { partner: a.partnerId, subscriber: SUBSCRIBER, sandbox: true } });
