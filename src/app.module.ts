@@ -12,6 +12,7 @@ import { IdentityModule } from './modules/identity/index.js';
 import { KidsEngagementModule } from './modules/kids-engagement/index.js';
 import { MediaModule } from './modules/media/index.js';
 import { PlaybackModule } from './modules/playback/index.js';
+import { PrivacyModule } from './modules/privacy/index.js';
 import { ReadingModule } from './modules/reading/index.js';
 import { ServerSecretModule } from './modules/server-secret/index.js';
 import { TestClocksModule } from './modules/test-clocks/index.js';
@@ -51,6 +52,7 @@ export class AppModule {
         MediaModule,
         AudioModule,
         TestClocksModule,
+        PrivacyModule,
       ],
     };
   }

@@ -11,7 +11,8 @@ import { addWebhooks } from './openapi-webhooks.js';
 /** What each scope grants, for the Authorize dialog and generated clients. */
 const SCOPE_DESCRIPTIONS = {
   'platform:entitlements:write': 'Grant, change and revoke entitlements',
-  'platform:subscribers:read': "Read a subscriber's entitlement status",
+  'platform:subscribers:read': "Read a subscriber's entitlement status and export its data",
+  'platform:subscribers:erase': "Erase a subscriber's data (not granted unless asked for)",
   'platform:billing:read': 'Read billing usage',
   'platform:webhooks:manage': 'Manage webhook endpoints and read the event feed',
   'textapp:catalog:read': 'Read the catalog and chapter listings',

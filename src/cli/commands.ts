@@ -7,6 +7,7 @@ import { migrationsAppliedBy } from '../database/migrate.js';
 import { CatalogImportService, ManifestError } from '../modules/catalog/index.js';
 import { EntitlementsService, INTERNAL_PLANS, isInternalPlan } from '../modules/entitlements/index.js';
 import {
+  DEFAULT_SCOPES,
   parseScopes,
   PartnerCredentialsService,
   SCOPES,
@@ -17,7 +18,9 @@ import {
   type TokenIssuer,
 } from '../modules/identity/index.js';
 import { KidsActivityImporter, KidsImportRejected } from '../modules/kids-engagement/index.js';
+import { erasureDocument, SubscriberDataService } from '../modules/privacy/index.js';
 import { SecretRotationService } from '../modules/server-secret/index.js';
+import { SUBSCRIBER_ID_PATTERN, SUBSCRIBER_ID_RULE } from '../shared/identifiers.js';
 import { nearest } from './nearest.js';
 
 /** A mistake in how a command was called; reported with exit code 2. */
@@ -112,6 +115,19 @@ export const COMMANDS: Record<string, Command> = {
         if (error instanceof KidsImportRejected) throw new UsageError(error.message);
         throw error;
       }
+    },
+  }),
+  'subscriber:erase': command({
+    summary: "--partner ID --subscriber ID [--sandbox]   erase a subscriber's data in one environment (DECISIONS 29), as DELETE /subscribers/{id}",
+    options: { partner: false, subscriber: false, sandbox: true },
+    check: (args) => {
+      const subscriberId = required(args, 'subscriber');
+      if (!SUBSCRIBER_ID_PATTERN.test(subscriberId)) throw new UsageError(`--subscriber must be ${SUBSCRIBER_ID_RULE}`);
+      return { tenant: { partnerId: uuid(args, 'partner'), environment: environmentOf(args) }, subscriberId };
+    },
+    run: async (context, { tenant, subscriberId }) => {
+      if (!(await context.get(PartnerCredentialsService).partnerExists(tenant.partnerId))) throw new UsageError(`no partner ${tenant.partnerId}`);
+      return erasureDocument(await context.get(SubscriberDataService).erase(tenant, subscriberId));
     },
   }),
   'keys:rotate': command({
@@ -221,7 +237,7 @@ function uuid(args: Args, name: string): string {
 }
 
 function scopesOf(args: Args): Scope[] {
-  if (args.flags.scopes === undefined) return [...SCOPES];
+  if (args.flags.scopes === undefined) return [...DEFAULT_SCOPES];
   const { scopes, unknown } = parseScopes(String(args.flags.scopes));
   if (unknown.length) throw new UsageError(`unknown scopes: ${unknown.join(', ')} (known: ${SCOPES.join(' ')})`);
   if (!scopes.length) throw new UsageError('--scopes lists no scope');

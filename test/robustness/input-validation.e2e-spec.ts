@@ -1,3 +1,4 @@
+import { SCOPES } from '../../src/modules/identity/index.js';
 import { statementsDuring } from '../fixtures/query-counter.js';
 import { documentedOperations, expectDocumented, type DocumentedOperation } from '../support/openapi.js';
 import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
@@ -63,6 +64,8 @@ const OK = { subscriber: 'sub-1', novel: 'some-novel', uuid: '00000000-0000-4000
 const SLOTS: Slot[] = [
   // Subscriber ids in paths, queries and bodies.
   { kind: 'subscriber id', name: 'subscriber status', method: 'GET', inPath: true, at: (v) => ({ url: `/platform/v1/subscriber/${path(v)}/status` }) },
+  { kind: 'subscriber id', name: 'subscriber export', method: 'GET', inPath: true, at: (v) => ({ url: `/platform/v1/subscribers/${path(v)}/export` }) },
+  { kind: 'subscriber id', name: 'subscriber erasure', method: 'DELETE', inPath: true, at: (v) => ({ url: `/platform/v1/subscribers/${path(v)}` }) },
   {
     kind: 'subscriber id',
     name: 'entitlement write',
@@ -225,7 +228,8 @@ let operations: DocumentedOperation[];
 beforeAll(async () => {
   // No delivery worker: its polling would show up among the statements.
   t = await startTestApp({ WEBHOOK_WORKER: 'false' });
-  token = await t.token(await t.partner());
+  // Every scope, erasing a subscriber's data included (not in the default set).
+  token = await t.token(await t.partner({ scopes: [...SCOPES] }));
   operations = await documentedOperations(t);
 });
 afterAll(() => t.close());

@@ -137,7 +137,31 @@ const REVIEWED: Record<string, string[]> = {
   // A constant filter of the clocks' query.
   'src/modules/test-clocks/infrastructure/pg-test-clock.repository.ts': ['where'],
   // Table names a module lists as constants, and a constant key condition.
-  'src/shared/persistence/subscriber-rows.ts': ['table', 'SUBSCRIBER_KEY', 'exists', 'table', 'SUBSCRIBER_KEY'],
+  'src/shared/persistence/subscriber-rows.ts': [
+    'table',
+    'SUBSCRIBER_KEY',
+    'exists',
+    'table',
+    'SUBSCRIBER_KEY',
+    'table',
+    'SUBSCRIBER_KEY',
+    'table',
+    'SUBSCRIBER_KEY',
+    'statement',
+  ],
+  // A subscriber's rows for export and erasure: constant key conditions and advisory lock classes.
+  'src/modules/analytics/infrastructure/analytics.subscriber-data.ts': [
+    'SUBSCRIBER_KEY',
+    'ROLLUP_PARTNER_LOCK_CLASS',
+    'ROLLUP_SUBSCRIBER_LOCK_CLASS',
+    'SUBSCRIBER_KEY',
+  ],
+  'src/modules/entitlements/infrastructure/entitlement.subscriber-data.ts': ['SUBSCRIBER_KEY', 'SUBSCRIBER_KEY', 'SUBSCRIBER_KEY'],
+  'src/modules/kids-engagement/infrastructure/kids-engagement.subscriber-data.ts': ['SESSIONS_OF', 'SESSIONS_OF'],
+  'src/modules/media/infrastructure/media.subscriber-data.ts': ['SUBSCRIBER_KEY'],
+  'src/modules/playback/infrastructure/playback.subscriber-data.ts': ['SUBSCRIBER_KEY'],
+  'src/modules/reading/infrastructure/reading.subscriber-data.ts': ['SUBSCRIBER_KEY'],
+  'src/modules/webhooks/infrastructure/webhook.subscriber-data.ts': ['EVENTS_OF', 'EVENTS_OF'],
   // A constant column list.
   'src/modules/reading/infrastructure/typeorm-reading-progress.repository.ts': ['PROGRESS_SELECT'],
   // A fixed SQL fragment naming a table alias.

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { DataSource } from 'typeorm';
+import { SCOPES } from '../../src/modules/identity/index.js';
 import type { Environment } from '../../src/shared/tenancy/tenant.js';
 import { importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
 import { partnerClient, type PartnerClient } from '../fixtures/partner-client.js';
@@ -57,6 +58,34 @@ const ROWS: Row[] = [
     method: 'GET',
     path: (v) => `/subscriber/${v.subscriberId}/status`,
     stranger: { status: 200, body: { subscriber_id: expect.any(String), entitlements: [] } },
+  },
+  {
+    name: 'subscriber export',
+    surface: 'platform',
+    method: 'GET',
+    path: (v) => `/subscribers/${v.subscriberId}/export`,
+    stranger: {
+      status: 200,
+      body: expect.objectContaining({
+        entitlements: { current: [], history: [] },
+        novels: [],
+        playback_positions: [],
+        stream_urls: [],
+        events: [],
+        kids_sessions: [],
+        test_clock: null,
+      }),
+    },
+  },
+  {
+    name: 'subscriber erasure',
+    surface: 'platform',
+    method: 'DELETE',
+    path: (v) => `/subscribers/${v.subscriberId}`,
+    stranger: {
+      status: 200,
+      body: expect.objectContaining({ erased: { entitlements: 0, reading: 0, listening: 0, endings: 0, stream_urls: 0, events: 0, kids_sessions: 0 } }),
+    },
   },
   { name: 'webhook endpoint list', surface: 'platform', method: 'GET', path: () => '/webhook-endpoints', stranger: { status: 200, body: { data: [] } } },
   {
@@ -190,18 +219,22 @@ interface Attack {
 const otherEnvironment = (environment: Environment): Environment => (environment === 'live' ? 'sandbox' : 'live');
 
 const ATTACKS: Attack[] = [
-  { name: "partner B (live) with partner A's live ids", victimEnvironment: 'live', attacker: () => partnerClient(t) },
-  { name: "partner B (sandbox) with partner A's sandbox ids", victimEnvironment: 'sandbox', attacker: () => partnerClient(t, { environment: 'sandbox' }) },
+  { name: "partner B (live) with partner A's live ids", victimEnvironment: 'live', attacker: () => partnerClient(t, { scopes: [...SCOPES] }) },
+  {
+    name: "partner B (sandbox) with partner A's sandbox ids",
+    victimEnvironment: 'sandbox',
+    attacker: () => partnerClient(t, { environment: 'sandbox', scopes: [...SCOPES] }),
+  },
   ...(['live', 'sandbox'] as const).flatMap((victimEnvironment): Attack[] => [
     {
       name: `partner A's ${otherEnvironment(victimEnvironment)} credential with A's ${victimEnvironment} ids`,
       victimEnvironment,
-      attacker: (victim) => partnerClient(t, { environment: otherEnvironment(victimEnvironment), partnerId: victim.partnerId }),
+      attacker: (victim) => partnerClient(t, { environment: otherEnvironment(victimEnvironment), partnerId: victim.partnerId, scopes: [...SCOPES] }),
     },
     {
       name: `partner A's ${otherEnvironment(victimEnvironment)} token on the ${victimEnvironment} mount`,
       victimEnvironment,
-      attacker: (victim) => partnerClient(t, { environment: otherEnvironment(victimEnvironment), partnerId: victim.partnerId }),
+      attacker: (victim) => partnerClient(t, { environment: otherEnvironment(victimEnvironment), partnerId: victim.partnerId, scopes: [...SCOPES] }),
       crossMount: true,
     },
   ]),

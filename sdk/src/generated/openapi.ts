@@ -1142,6 +1142,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/platform/v1/subscribers/{subscriber_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export everything held about a subscriber
+         * @description Every datum held about the subscriber in the token's environment, in one document (GDPR articles 15 and 20). A subscriber with no data gets 200 with empty lists.
+         */
+        get: operations["exportSubscriberData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/v1/subscribers/{subscriber_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Erase a subscriber's data
+         * @description In one transaction, in the token's environment only: afterwards no record holds the subscriber id. Events already in the feed keep their sequence numbers with data.subscriber_id null and data.erased true, and their deliveries not yet made are cancelled; a test clock drops the subscriber. Reports of past periods (billing usage, engagement, children's summary) answer as before. Repeating it answers 200 with every count 0; the id may be used again and starts with no data. The scope is not in a credential's default set.
+         */
+        delete: operations["eraseSubscriberData"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "novel.finished": {
@@ -1275,7 +1315,7 @@ export interface components {
              *     ]
              */
             token_endpoint_auth_methods_supported: string[];
-            scopes_supported: ("platform:entitlements:write" | "platform:subscribers:read" | "platform:billing:read" | "platform:webhooks:manage" | "textapp:catalog:read" | "textapp:content:read" | "textapp:progress:read" | "textapp:progress:write" | "textapp:analytics:read" | "audioapp:audio:read" | "audioapp:playback:read" | "audioapp:playback:write" | "audioapp:voices:read" | "kidsapp:engagement:read")[];
+            scopes_supported: ("platform:entitlements:write" | "platform:subscribers:read" | "platform:subscribers:erase" | "platform:billing:read" | "platform:webhooks:manage" | "textapp:catalog:read" | "textapp:content:read" | "textapp:progress:read" | "textapp:progress:write" | "textapp:analytics:read" | "audioapp:audio:read" | "audioapp:playback:read" | "audioapp:playback:write" | "audioapp:voices:read" | "kidsapp:engagement:read")[];
             /**
              * @description Empty: the client credentials grant uses no authorization endpoint, so no response type has a flow here.
              * @example []
@@ -1637,10 +1677,10 @@ export interface components {
             /** @enum {string} */
             event_type: "novel.finished" | "chapter.unlocked";
             /**
-             * @description delivered: a 2xx arrived; failed: every scheduled attempt failed (redeliver to retry).
+             * @description delivered: a 2xx arrived; failed: every scheduled attempt failed (redeliver to retry); cancelled: its subscriber was erased before it was delivered (DECISIONS 29).
              * @enum {string}
              */
-            status: "pending" | "delivered" | "failed";
+            status: "pending" | "delivered" | "failed" | "cancelled";
             /**
              * Format: date-time
              * @description When the next attempt is due, while pending.
@@ -1671,7 +1711,7 @@ export interface components {
             event: "novel.finished" | "chapter.unlocked";
             /** Format: date-time */
             occurred_at: string;
-            /** @description The event payload, as in its webhook. */
+            /** @description The event payload, as in its webhook; once its subscriber is erased, `subscriber_id` is null and `erased` true. */
             data: {
                 [key: string]: unknown;
             };
@@ -1808,6 +1848,192 @@ export interface components {
              * @example 2026-12-31T09:00:00Z
              */
             frozen_time: string;
+        };
+        ExportedEntitlementDto: {
+            /** @enum {string} */
+            product: "textapp" | "audioapp" | "kidsapp";
+            /** @enum {string} */
+            status: "active" | "suspended" | "canceled";
+            /** @description The partner plan last sent. */
+            plan: string | null;
+            /** @description The internal plan it maps to. */
+            internal_plan: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @description When the last applied change happened at the partner.
+             */
+            effective_at: string;
+        };
+        ExportedEntitlementChangeDto: {
+            /** @enum {string} */
+            product: "textapp" | "audioapp" | "kidsapp";
+            /**
+             * @description null: the change created the entitlement.
+             * @enum {string|null}
+             */
+            old_status: "active" | "suspended" | "canceled" | null;
+            /** @enum {string} */
+            new_status: "active" | "suspended" | "canceled";
+            plan: string | null;
+            internal_plan: string;
+            /** @description The client id that sent it. */
+            changed_by: string;
+            /**
+             * Format: date-time
+             * @description When it was received.
+             */
+            changed_at: string;
+            /**
+             * Format: date-time
+             * @description When it happened at the partner.
+             */
+            effective_at: string;
+            /** @description false: it arrived older than the record and changed nothing (DECISIONS 24). */
+            applied: boolean;
+        };
+        ExportedEntitlementsDto: {
+            /** @description One per product. */
+            current: components["schemas"]["ExportedEntitlementDto"][];
+            /** @description Every change received, oldest first. */
+            history: components["schemas"]["ExportedEntitlementChangeDto"][];
+        };
+        ExportedChapterReadDto: {
+            chapter_number: number;
+            /**
+             * @description text: the chapter text was read; audio: a playback position was saved in it.
+             * @enum {string}
+             */
+            kind: "text" | "audio";
+            /** Format: date-time */
+            occurred_at: string;
+        };
+        ExportedProgressDto: {
+            current_chapter: number;
+            /** @description The next chapter to unlock; null when none is due. */
+            next_chapter: number | null;
+            /** Format: date-time */
+            next_unlock_at: string | null;
+        };
+        ExportedNovelDto: {
+            novel_id: string;
+            /**
+             * Format: date-time
+             * @description null for a novel with activity that was removed since.
+             */
+            started_at: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
+            /** @description The ending chosen. */
+            choice_id: string | null;
+            /** @description Each recorded reading or listening, oldest first. */
+            chapters_read: components["schemas"]["ExportedChapterReadDto"][];
+            progress: components["schemas"]["ExportedProgressDto"] | null;
+        };
+        ExportedPlaybackPositionDto: {
+            novel_id: string;
+            chapter_number: number;
+            position_seconds: number;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ExportedStreamUrlDto: {
+            novel_id: string;
+            chapter_number: number;
+            /** @description The credential that asked for it. */
+            client_id: string;
+            /** Format: date-time */
+            issued_at: string;
+            /** Format: date-time */
+            expires_at: string;
+        };
+        ExportedEventDto: {
+            /** @description Its position in the event feed. */
+            seq: number;
+            /** Format: uuid */
+            event_id: string;
+            /** @enum {string} */
+            event: "novel.finished" | "chapter.unlocked";
+            /** Format: date-time */
+            occurred_at: string;
+            /** @description The event payload, as in its webhook. */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        ExportedKidsSessionDto: {
+            /** @description The partner's reference of the child. */
+            child_ref: string;
+            story_id: string;
+            minutes: number;
+            /** Format: date-time */
+            completed_at: string | null;
+            /** Format: date-time */
+            occurred_at: string;
+            /**
+             * Format: date-time
+             * @description When kids:import loaded it.
+             */
+            imported_at: string;
+        };
+        ExportedTestClockDto: {
+            /** Format: uuid */
+            id: string;
+            name: string | null;
+            /** Format: date-time */
+            frozen_time: string;
+            /** Format: date-time */
+            attached_at: string;
+        };
+        SubscriberExportDto: {
+            subscriber_id: string;
+            /**
+             * @description The token's environment: the only one exported.
+             * @enum {string}
+             */
+            environment: "live" | "sandbox";
+            /** Format: date-time */
+            exported_at: string;
+            entitlements: components["schemas"]["ExportedEntitlementsDto"];
+            /** @description Every novel opened (including those finished), with its reading. */
+            novels: components["schemas"]["ExportedNovelDto"][];
+            playback_positions: components["schemas"]["ExportedPlaybackPositionDto"][];
+            /** @description The stream URLs issued, as audited (the URLs themselves are not kept). */
+            stream_urls: components["schemas"]["ExportedStreamUrlDto"][];
+            /** @description The events in the feed that name the subscriber, in feed order. */
+            events: components["schemas"]["ExportedEventDto"][];
+            /** @description Children's reading sessions of the account. */
+            kids_sessions: components["schemas"]["ExportedKidsSessionDto"][];
+            /** @description The sandbox test clock it is attached to; null when none. */
+            test_clock: components["schemas"]["ExportedTestClockDto"] | null;
+        };
+        ErasedCountsDto: {
+            /** @description Entitlements and changes in their history. */
+            entitlements: number;
+            /** @description Novels opened and chapter texts read. */
+            reading: number;
+            /** @description Playback positions and chapters listened to. */
+            listening: number;
+            /** @description Endings chosen. */
+            endings: number;
+            /** @description Stream URLs issued (audit records). */
+            stream_urls: number;
+            /** @description Events in the feed, kept with subscriber_id null and erased true. */
+            events: number;
+            /** @description Children's reading sessions. */
+            kids_sessions: number;
+        };
+        SubscriberErasureDto: {
+            subscriber_id: string;
+            /** @enum {string} */
+            environment: "live" | "sandbox";
+            /** Format: date-time */
+            erased_at: string;
+            /** @description What this request removed, per kind: all 0 when nothing was left. */
+            erased: components["schemas"]["ErasedCountsDto"];
         };
         /** @description OpenNovelDto on the live mount, without its sandbox-only fields (started_at). */
         OpenNovelLiveDto: {
@@ -7618,7 +7844,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only deliveries in this state. */
-                status?: "pending" | "delivered" | "failed";
+                status?: "pending" | "delivered" | "failed" | "cancelled";
                 /** @description How many deliveries, most recent first. */
                 limit?: number;
             };
@@ -9207,6 +9433,228 @@ export interface operations {
                      * @example {
                      *       "error": "not_found",
                      *       "error_description": "Nothing with this id exists for your partner and environment."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "error_description": "Too many requests: retry after the time in Retry-After."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description temporarily_unavailable: the database is unreachable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "temporarily_unavailable",
+                     *       "error_description": "The database is unreachable."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    exportSubscriberData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
+                subscriber_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriberExportDto"];
+                };
+            };
+            /** @description invalid_request: subscriber id invalid */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid_request",
+                     *       "error_description": "Subscriber id invalid."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description invalid_token: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid_token",
+                     *       "error_description": "Missing, malformed, expired or revoked token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description insufficient_scope: the token needs one of: platform:subscribers:read */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_scope",
+                     *       "error_description": "The token needs one of: platform:subscribers:read."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "error_description": "Too many requests: retry after the time in Retry-After."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description temporarily_unavailable: the database is unreachable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "temporarily_unavailable",
+                     *       "error_description": "The database is unreachable."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    eraseSubscriberData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
+                subscriber_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriberErasureDto"];
+                };
+            };
+            /** @description invalid_request: subscriber id invalid */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid_request",
+                     *       "error_description": "Subscriber id invalid."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description invalid_token: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid_token",
+                     *       "error_description": "Missing, malformed, expired or revoked token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description insufficient_scope: the token needs one of: platform:subscribers:erase */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_scope",
+                     *       "error_description": "The token needs one of: platform:subscribers:erase."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];

@@ -25,6 +25,8 @@ export const OPERATIONS = {
   createWebhookEndpoint: { method: 'POST', path: '/platform/v1/webhook-endpoints', auth: 'platform', body: 'json' },
   deleteTestClock: { method: 'DELETE', path: '/platform/v1/test-clocks/{id}', auth: 'platform', sandboxOnly: true },
   deleteWebhookEndpoint: { method: 'DELETE', path: '/platform/v1/webhook-endpoints/{id}', auth: 'platform' },
+  eraseSubscriberData: { method: 'DELETE', path: '/platform/v1/subscribers/{subscriber_id}', auth: 'platform' },
+  exportSubscriberData: { method: 'GET', path: '/platform/v1/subscribers/{subscriber_id}/export', auth: 'platform' },
   getBillingUsage: { method: 'GET', path: '/platform/v1/billing-usage', auth: 'platform' },
   getChapterAudio: { method: 'GET', path: '/v1/novels/{id}/chapters/{chapterNumber}/audio', auth: 'platform', sandboxTwin: 'sandboxGetChapterAudio' },
   getChapterContent: { method: 'GET', path: '/v1/novels/{id}/chapters/{chapterNumber}/content', auth: 'platform', sandboxTwin: 'sandboxGetChapterContent' },
@@ -237,6 +239,42 @@ export abstract class GeneratedOperations<E extends Environment = Environment> {
    */
   deleteWebhookEndpoint(input: EnvInput<E, 'deleteWebhookEndpoint'>, options?: CallOptions): Promise<EnvOutput<E, 'deleteWebhookEndpoint'>> {
     return this.call('deleteWebhookEndpoint', input, options);
+  }
+
+  /**
+   * Erase a subscriber's data.
+   *
+   * In one transaction, in the token's environment only: afterwards no record holds the subscriber id.
+   * Events already in the feed keep their sequence numbers with data.subscriber_id null and data.erased
+   * true, and their deliveries not yet made are cancelled; a test clock drops the subscriber. Reports of
+   * past periods (billing usage, engagement, children's summary) answer as before. Repeating it answers
+   * 200 with every count 0; the id may be used again and starts with no data. The scope is not in a
+   * credential's default set.
+   *
+   * `DELETE /platform/v1/subscribers/{subscriber_id}`.
+   *
+   * Scope: `platform:subscribers:erase`.
+   *
+   * Extension: beyond the partner contract (`x-extension`).
+   */
+  eraseSubscriberData(input: EnvInput<E, 'eraseSubscriberData'>, options?: CallOptions): Promise<EnvOutput<E, 'eraseSubscriberData'>> {
+    return this.call('eraseSubscriberData', input, options);
+  }
+
+  /**
+   * Export everything held about a subscriber.
+   *
+   * Every datum held about the subscriber in the token's environment, in one document (GDPR articles 15
+   * and 20). A subscriber with no data gets 200 with empty lists.
+   *
+   * `GET /platform/v1/subscribers/{subscriber_id}/export`.
+   *
+   * Scope: `platform:subscribers:read`.
+   *
+   * Extension: beyond the partner contract (`x-extension`).
+   */
+  exportSubscriberData(input: EnvInput<E, 'exportSubscriberData'>, options?: CallOptions): Promise<EnvOutput<E, 'exportSubscriberData'>> {
+    return this.call('exportSubscriberData', input, options);
   }
 
   /**

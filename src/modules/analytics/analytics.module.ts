@@ -3,10 +3,18 @@ import { EngagementReportService } from './application/engagement-report.service
 import { EngagementRepository } from './domain/engagement.repository.js';
 import { AnalyticsController } from './http/analytics.controller.js';
 import { PgEngagementRepository } from './infrastructure/pg-engagement.repository.js';
-import { ANALYTICS_SUBSCRIBER_ROWS, ENGAGEMENT_DAY_COUNTS } from './infrastructure/analytics.entities.js';
+import { ENGAGEMENT_DAY_COUNTS } from './infrastructure/analytics.entities.js';
+import { ANALYTICS_EXEMPT_COLUMNS, AnalyticsSubscriberData } from './infrastructure/analytics.subscriber-data.js';
+import { subscriberData } from '../../shared/persistence/subscriber-rows.js';
 
 @Module({
   controllers: [AnalyticsController],
-  providers: [ANALYTICS_SUBSCRIBER_ROWS, { provide: EngagementRepository, useClass: PgEngagementRepository }, ENGAGEMENT_DAY_COUNTS, EngagementReportService],
+  providers: [
+    ...subscriberData(AnalyticsSubscriberData),
+    ...ANALYTICS_EXEMPT_COLUMNS,
+    { provide: EngagementRepository, useClass: PgEngagementRepository },
+    ENGAGEMENT_DAY_COUNTS,
+    EngagementReportService,
+  ],
 })
 export class AnalyticsModule {}

@@ -3,5 +3,5 @@ export { PartnerCredentialsService, UnknownPartnerError, type IssuedCredential }
 export { SigningKeyService } from './application/signing-key.service.js';
 export { CurrentPrincipal, CurrentTenant, Public, RequireScopes } from './http/access.decorators.js';
 export type { Principal } from './domain/principal.js';
-export { SCOPES, parseScopes, type Scope } from './domain/scopes.js';
+export { DEFAULT_SCOPES, SCOPES, parseScopes, type Scope } from './domain/scopes.js';
 export { TOKEN_ISSUERS, type TokenIssuer } from './domain/token-issuers.js';

@@ -6,11 +6,19 @@ import { KidsActivityRepository } from './domain/kids-activity.repository.js';
 import { KidsEngagementController } from './http/kids-engagement.controller.js';
 import { KIDS_DAY_COUNTS } from './infrastructure/kids-engagement.entities.js';
 import { PgKidsActivityRepository } from './infrastructure/pg-kids-activity.repository.js';
+import { KidsEngagementSubscriberData } from './infrastructure/kids-engagement.subscriber-data.js';
+import { subscriberData } from '../../shared/persistence/subscriber-rows.js';
 
 @Module({
   imports: [EntitlementsModule],
   controllers: [KidsEngagementController],
-  providers: [KIDS_DAY_COUNTS, { provide: KidsActivityRepository, useClass: PgKidsActivityRepository }, KidsEngagementService, KidsActivityImporter],
+  providers: [
+    KIDS_DAY_COUNTS,
+    ...subscriberData(KidsEngagementSubscriberData),
+    { provide: KidsActivityRepository, useClass: PgKidsActivityRepository },
+    KidsEngagementService,
+    KidsActivityImporter,
+  ],
   exports: [KidsActivityImporter],
 })
 export class KidsEngagementModule {}

@@ -10,13 +10,14 @@ import { VoicesController } from './http/voices.controller.js';
 import { LocalMediaStorage } from './infrastructure/local-media.storage.js';
 import { MusicMetadataAudioProbe } from './infrastructure/music-metadata-audio.probe.js';
 import { PgStreamAuditRepository } from './infrastructure/pg-stream-audit.repository.js';
-import { MEDIA_SUBSCRIBER_ROWS } from './infrastructure/media.entities.js';
+import { MediaSubscriberData } from './infrastructure/media.subscriber-data.js';
+import { subscriberData } from '../../shared/persistence/subscriber-rows.js';
 
 /** Narration storage and delivery, the stream URL audit log, and the voice catalog. */
 @Module({
   controllers: [LocalMediaController, VoicesController],
   providers: [
-    MEDIA_SUBSCRIBER_ROWS,
+    ...subscriberData(MediaSubscriberData),
     LocalMediaStorage,
     {
       provide: MediaStorage,

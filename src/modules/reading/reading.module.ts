@@ -15,14 +15,15 @@ import { NovelReadingController } from './http/novel-reading.controller.js';
 import { ReadingProgressController } from './http/reading-progress.controller.js';
 import { PgUnlockScheduleRepository } from './infrastructure/pg-unlock-schedule.repository.js';
 import { TypeOrmReadingProgressRepository } from './infrastructure/typeorm-reading-progress.repository.js';
-import { READING_SUBSCRIBER_ROWS } from './infrastructure/reading.entities.js';
+import { ReadingSubscriberData } from './infrastructure/reading.subscriber-data.js';
+import { subscriberData } from '../../shared/persistence/subscriber-rows.js';
 
 /** Subscribers reading novels: the lifecycle, release state and its notifications (chapter.unlocked), chapter text (DECISIONS 7, 8, 10, 23); endings build on it. */
 @Module({
   imports: [CatalogModule, EntitlementsModule, AnalyticsModule, WebhooksModule],
   controllers: [ReadingProgressController, NovelReadingController],
   providers: [
-    READING_SUBSCRIBER_ROWS,
+    ...subscriberData(ReadingSubscriberData),
     { provide: ReadingProgressRepository, useClass: TypeOrmReadingProgressRepository },
     { provide: UnlockScheduleRepository, useClass: PgUnlockScheduleRepository },
     ChapterUnlockScheduleService,

@@ -6,6 +6,8 @@ import { TestClockService } from './application/test-clock.service.js';
 import { TestClockRepository } from './domain/test-clock.repository.js';
 import { TestClocksController } from './http/test-clocks.controller.js';
 import { PgTestClockRepository } from './infrastructure/pg-test-clock.repository.js';
+import { TestClockSubscriberData } from './infrastructure/test-clock.subscriber-data.js';
+import { subscriberData } from '../../shared/persistence/subscriber-rows.js';
 
 /**
  * Sandbox test clocks (DECISIONS 28), and the time of every subscriber: this module
@@ -21,6 +23,7 @@ import { PgTestClockRepository } from './infrastructure/pg-test-clock.repository
     TestClockTime,
     { provide: SubscriberClock, useExisting: TestClockTime },
     TestClockService,
+    ...subscriberData(TestClockSubscriberData),
   ],
   exports: [SubscriberClock],
 })

@@ -22,6 +22,8 @@ import { TypeOrmWebhookDeliveryRepository } from './infrastructure/typeorm-webho
 import { TypeOrmWebhookEndpointRepository } from './infrastructure/typeorm-webhook-endpoint.repository.js';
 import { PgWebhookEventRepository } from './infrastructure/pg-webhook-event.repository.js';
 import { WEBHOOK_DELIVERY_COUNTS } from './infrastructure/webhook.entities.js';
+import { WebhookSubscriberData } from './infrastructure/webhook.subscriber-data.js';
+import { subscriberData } from '../../shared/persistence/subscriber-rows.js';
 
 /**
  * Outbound events (contract 6, DECISIONS 16, 22): the outbox publisher other modules call,
@@ -31,6 +33,7 @@ import { WEBHOOK_DELIVERY_COUNTS } from './infrastructure/webhook.entities.js';
   controllers: [WebhooksController, EventFeedController],
   providers: [
     WEBHOOK_DELIVERY_COUNTS,
+    ...subscriberData(WebhookSubscriberData),
     { provide: WebhookEventRepository, useClass: PgWebhookEventRepository },
     { provide: WebhookEndpointRepository, useClass: TypeOrmWebhookEndpointRepository },
     { provide: WebhookDeliveryRepository, useClass: TypeOrmWebhookDeliveryRepository },

@@ -1,6 +1,5 @@
 import { Check, Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 import { signedCounts } from '../../../shared/persistence/signed-counts.js';
-import { subscriberRows } from '../../../shared/persistence/subscriber-rows.js';
 
 // The schema is made by the migrations; these mappings mirror them exactly (names included)
 // so that the schema-drift test checks these tables too. The repositories use plain SQL.
@@ -69,9 +68,6 @@ export class EngagementDayCountEntity {
 }
 
 export const ANALYTICS_ENTITIES = [ReadingActivityEntity, ReadingReaderDayEntity, ReadingChapterDayEntity, EngagementDayCountEntity];
-
-/** The subscriber's rows in these tables, for a clean slate (a test clock deleted). */
-export const ANALYTICS_SUBSCRIBER_ROWS = subscriberRows('reading activity', ['reading_activity', 'reading_reader_days', 'reading_chapter_days']);
 
 /** The day counts' key, for their folding. */
 export const ENGAGEMENT_DAY_COUNTS = signedCounts('engagement_day_counts', [

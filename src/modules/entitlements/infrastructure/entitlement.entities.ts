@@ -1,6 +1,5 @@
 import { Check, Column, Entity, ForeignKey, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 import { signedCounts } from '../../../shared/persistence/signed-counts.js';
-import { subscriberRows } from '../../../shared/persistence/subscriber-rows.js';
 
 // The schema is made by the migrations; these mappings mirror them exactly (names included)
 // so that generating a migration from the entities finds nothing to change. The partners
@@ -141,6 +140,3 @@ export const ENTITLEMENT_ACTIVATION_COUNTS = signedCounts('entitlement_activatio
   'at_midnight',
   'since_day',
 ]);
-
-/** The subscriber's rows in these tables, for a clean slate (a test clock deleted). */
-export const ENTITLEMENT_SUBSCRIBER_ROWS = subscriberRows('entitlements', ['entitlements', 'entitlement_history']);

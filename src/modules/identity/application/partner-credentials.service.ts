@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { ServerSecrets } from '../../../shared/crypto/server-secrets.js';
 import type { Environment } from '../../../shared/tenancy/tenant.js';
 import { CredentialRepository, type CredentialRecord } from '../domain/credential.repository.js';
-import { SCOPES, type Scope } from '../domain/scopes.js';
+import { DEFAULT_SCOPES, type Scope } from '../domain/scopes.js';
 
 export interface IssuedCredential {
   partner_id: string;
@@ -24,7 +24,7 @@ export class PartnerCredentialsService {
     private readonly secrets: ServerSecrets,
   ) {}
 
-  async createPartner(name: string, scopes: Scope[] = [...SCOPES], environment: Environment = 'live'): Promise<IssuedCredential> {
+  async createPartner(name: string, scopes: Scope[] = [...DEFAULT_SCOPES], environment: Environment = 'live'): Promise<IssuedCredential> {
     const partnerId = await this.credentials.createPartner(name);
     return this.createCredential(partnerId, scopes, environment);
   }
@@ -33,7 +33,7 @@ export class PartnerCredentialsService {
     return this.credentials.partnerExists(partnerId);
   }
 
-  async createCredential(partnerId: string, scopes: Scope[] = [...SCOPES], environment: Environment = 'live'): Promise<IssuedCredential> {
+  async createCredential(partnerId: string, scopes: Scope[] = [...DEFAULT_SCOPES], environment: Environment = 'live'): Promise<IssuedCredential> {
     if (!(await this.credentials.partnerExists(partnerId))) throw new UnknownPartnerError(`No partner ${partnerId}`);
     const prefix = environment === 'live' ? 'live' : 'sbx';
     const clientId = `${prefix}_${randomBytes(12).toString('hex')}`;

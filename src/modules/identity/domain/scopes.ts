@@ -2,6 +2,7 @@
 export const SCOPES = [
   'platform:entitlements:write',
   'platform:subscribers:read',
+  'platform:subscribers:erase',
   'platform:billing:read',
   'platform:webhooks:manage',
   'textapp:catalog:read',
@@ -17,6 +18,12 @@ export const SCOPES = [
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
+
+/**
+ * What a credential gets when its scopes are not given (`partner:create`, DECISIONS 18):
+ * every scope but erasing a subscriber's data, which is asked for by name (DECISIONS 4).
+ */
+export const DEFAULT_SCOPES: readonly Scope[] = SCOPES.filter((scope) => scope !== 'platform:subscribers:erase');
 
 export const isScope = (value: string): value is Scope => (SCOPES as readonly string[]).includes(value);
 

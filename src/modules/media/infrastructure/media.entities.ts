@@ -1,5 +1,4 @@
 import { Check, Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
-import { subscriberRows } from '../../../shared/persistence/subscriber-rows.js';
 
 /**
  * The audit log of issued stream URLs (DECISIONS 11); keyed by partner first (DECISIONS 20).
@@ -25,6 +24,3 @@ export class StreamUrlIssueEntity {
 }
 
 export const MEDIA_ENTITIES = [StreamUrlIssueEntity];
-
-/** The subscriber's rows in these tables, for a clean slate (a test clock deleted). */
-export const MEDIA_SUBSCRIBER_ROWS = subscriberRows('stream URLs issued', ['stream_url_issues']);

@@ -1,5 +1,4 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { subscriberRows } from '../../../shared/persistence/subscriber-rows.js';
 
 @Entity('playback_positions')
 export class PlaybackPositionEntity {
@@ -13,6 +12,3 @@ export class PlaybackPositionEntity {
 }
 
 export const PLAYBACK_ENTITIES = [PlaybackPositionEntity];
-
-/** The subscriber's rows in these tables, for a clean slate (a test clock deleted). */
-export const PLAYBACK_SUBSCRIBER_ROWS = subscriberRows('playback positions', ['playback_positions']);

@@ -1,5 +1,4 @@
 import { Check, Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
-import { subscriberRows } from '../../../shared/persistence/subscriber-rows.js';
 
 // The schema is made by the migrations; this mapping mirrors it exactly (names included)
 // so that generating a migration from the entities finds nothing to change.
@@ -36,6 +35,3 @@ export class ChapterUnlockScheduleEntity {
 }
 
 export const READING_ENTITIES = [NovelProgressEntity, ChapterUnlockScheduleEntity];
-
-/** The subscriber's rows in these tables, for a clean slate (a test clock deleted). */
-export const READING_SUBSCRIBER_ROWS = subscriberRows('novels opened', ['chapter_unlock_schedule', 'novel_progress']);

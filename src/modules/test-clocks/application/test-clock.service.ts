@@ -90,7 +90,7 @@ export class TestClockService {
     sandboxOnly(tenant);
     await this.unitOfWork.run(async () => {
       const clock = (await this.clocks.lock(tenant.partnerId, id)) ?? notFound(id);
-      for (const subscriberId of clock.subscriberIds) await this.subscriberData.erase(tenant, subscriberId);
+      for (const subscriberId of clock.subscriberIds) await this.subscriberData.clear(tenant, subscriberId);
       await this.clocks.delete(id);
     });
   }

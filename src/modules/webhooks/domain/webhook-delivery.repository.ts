@@ -3,7 +3,7 @@ import type { DeliveryState } from './retry-schedule.js';
 import type { WebhookEventType } from './webhook-event.js';
 import type { DeliveryFailure } from './webhook-sender.js';
 
-export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'cancelled'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** A due delivery that one worker has leased to make one attempt. */

@@ -55,7 +55,11 @@ export class FeedItemDto {
   @ApiProperty({ format: 'uuid', description: 'The webhook-id of the deliveries of this event.' }) event_id: string;
   @ApiProperty({ enum: WEBHOOK_EVENT_TYPES }) event: string;
   @ApiProperty({ format: 'date-time' }) occurred_at: string;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The event payload, as in its webhook.' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'The event payload, as in its webhook; once its subscriber is erased, `subscriber_id` is null and `erased` true.',
+  })
   data: Record<string, unknown>;
 }
 

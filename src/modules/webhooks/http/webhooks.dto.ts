@@ -86,7 +86,11 @@ export class DeliveryAttemptDto {
 export class WebhookDeliveryDto {
   @ApiProperty({ format: 'uuid' }) event_id: string;
   @ApiProperty({ enum: WEBHOOK_EVENT_TYPES }) event_type: string;
-  @ApiProperty({ enum: DELIVERY_STATUSES, description: 'delivered: a 2xx arrived; failed: every scheduled attempt failed (redeliver to retry).' })
+  @ApiProperty({
+    enum: DELIVERY_STATUSES,
+    description:
+      'delivered: a 2xx arrived; failed: every scheduled attempt failed (redeliver to retry); cancelled: its subscriber was erased before it was delivered (DECISIONS 29).',
+  })
   status: string;
   @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'When the next attempt is due, while pending.' })
   next_attempt_at: string | null;

@@ -7,6 +7,8 @@ import { signedCounts } from '../../../shared/persistence/signed-counts.js';
 @Entity('webhook_events')
 @Index('webhook_events_feed', ['partnerId', 'environment', 'seq'], { unique: true })
 @Index('webhook_events_created', ['createdAt'])
+// On an expression of the payload, beyond what TypeORM describes: declared so that it is left alone.
+@Index('webhook_events_subscriber', { synchronize: false })
 export class WebhookEventEntity {
   @PrimaryColumn('uuid', { name: 'event_id' }) eventId: string;
   @Column('uuid', { name: 'partner_id' }) partnerId: string;
@@ -62,7 +64,7 @@ export class WebhookEndpointSecretEntity {
 @Index('webhook_deliveries_leased', ['partnerId', 'environment', 'nextAttemptAt'], { where: `status = 'pending' AND claim_token IS NOT NULL` })
 @Index('webhook_deliveries_endpoint', ['partnerId', 'endpointId', 'id'])
 @Index('webhook_deliveries_tenant_due', ['partnerId', 'environment', 'nextAttemptAt'], { where: `status = 'pending'` })
-@Check('webhook_deliveries_status_check', `status IN ('pending', 'delivered', 'failed')`)
+@Check('webhook_deliveries_status_check', `status IN ('pending', 'delivered', 'failed', 'cancelled')`)
 export class WebhookDeliveryEntity {
   @PrimaryGeneratedColumn('increment', { type: 'bigint' }) id: string;
   @Column('uuid', { name: 'partner_id' }) partnerId: string;

@@ -35,6 +35,8 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'DELETE /platform/v1/test-clocks/{id}': 'deleteTestClock',
   'PUT /platform/v1/test-clocks/{id}/subscribers/{subscriber_id}': 'attachTestClockSubscriber',
   'POST /platform/v1/test-clocks/{id}/advance': 'advanceTestClock',
+  'GET /platform/v1/subscribers/{subscriber_id}/export': 'exportSubscriberData',
+  'DELETE /platform/v1/subscribers/{subscriber_id}': 'eraseSubscriberData',
   'GET /kids/v1/engagement/summary': 'getKidsEngagementSummary',
   'GET /v1/categories': 'listCategories',
   'GET /v1/novels': 'listNovels',

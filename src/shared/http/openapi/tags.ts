@@ -14,6 +14,7 @@ export const TAGS: readonly { name: string; description: string }[] = [
   { name: 'Platform: entitlements', description: "Which subscribers may read or listen: the partner's entitlement writes." },
   { name: 'Platform: billing', description: 'Active entitlements per product and period, the basis of the invoice.' },
   { name: 'Platform: webhooks', description: 'Endpoints that receive events (Standard Webhooks), their deliveries, and the event feed.' },
+  { name: 'Platform: subscribers', description: "A subscriber's data: everything held about it, and its erasure." },
   { name: 'Platform: test clocks', description: 'Sandbox only: move time forward for chosen subscribers, to watch the drip and chapter.unlocked in seconds.' },
   { name: 'Children: engagement', description: "The children's service: its own token issuer and the engagement summary." },
   { name: 'Operations', description: 'Health and metrics, for the operator.' },
