@@ -2335,7 +2335,10 @@ export interface operations {
     upsertEntitlement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2348,6 +2351,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -2401,6 +2406,40 @@ export interface operations {
                      * @example {
                      *       "error": "insufficient_scope",
                      *       "error_description": "The token needs one of: platform:entitlements:write."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
+            409: {
+                headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_in_use",
+                     *       "error_description": "A request with this Idempotency-Key is still being processed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -3776,7 +3815,10 @@ export interface operations {
     chooseEnding: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description a lowercase slug (a-z, 0-9 and single hyphens) of 1 to 100 characters */
                 id: string;
@@ -3792,6 +3834,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -3870,9 +3914,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description novel_not_started, endings_not_available, ending_already_chosen */
+            /** @description novel_not_started, endings_not_available, ending_already_chosen; idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
             409: {
                 headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
@@ -3881,6 +3927,22 @@ export interface operations {
                      * @example {
                      *       "error": "novel_not_started",
                      *       "error_description": "The subscriber has not opened this novel."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4056,7 +4118,10 @@ export interface operations {
     sandboxChooseEnding: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description a lowercase slug (a-z, 0-9 and single hyphens) of 1 to 100 characters */
                 id: string;
@@ -4072,6 +4137,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -4150,9 +4217,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description novel_not_started, endings_not_available, ending_already_chosen */
+            /** @description novel_not_started, endings_not_available, ending_already_chosen; idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
             409: {
                 headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
@@ -4161,6 +4230,22 @@ export interface operations {
                      * @example {
                      *       "error": "novel_not_started",
                      *       "error_description": "The subscriber has not opened this novel."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4337,7 +4422,10 @@ export interface operations {
     putPlaybackPosition: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
                 id: string;
@@ -4353,6 +4441,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -4422,6 +4512,40 @@ export interface operations {
                      * @example {
                      *       "error": "invalid_request",
                      *       "error_description": "Novel does not exist or was removed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
+            409: {
+                headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_in_use",
+                     *       "error_description": "A request with this Idempotency-Key is still being processed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4598,7 +4722,10 @@ export interface operations {
     sandboxPutPlaybackPosition: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
                 id: string;
@@ -4614,6 +4741,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -4683,6 +4812,40 @@ export interface operations {
                      * @example {
                      *       "error": "invalid_request",
                      *       "error_description": "Novel does not exist or was removed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
+            409: {
+                headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_in_use",
+                     *       "error_description": "A request with this Idempotency-Key is still being processed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4859,7 +5022,10 @@ export interface operations {
     putPlaybackPositionAlias: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
                 id: string;
@@ -4875,6 +5041,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -4944,6 +5112,40 @@ export interface operations {
                      * @example {
                      *       "error": "invalid_request",
                      *       "error_description": "Novel does not exist or was removed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
+            409: {
+                headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_in_use",
+                     *       "error_description": "A request with this Idempotency-Key is still being processed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5120,7 +5322,10 @@ export interface operations {
     sandboxPutPlaybackPositionAlias: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
                 id: string;
@@ -5136,6 +5341,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -5205,6 +5412,40 @@ export interface operations {
                      * @example {
                      *       "error": "invalid_request",
                      *       "error_description": "Novel does not exist or was removed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
+            409: {
+                headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_in_use",
+                     *       "error_description": "A request with this Idempotency-Key is still being processed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6296,7 +6537,10 @@ export interface operations {
     openNovel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
                 id: string;
@@ -6312,6 +6556,8 @@ export interface operations {
             /** @description Already in progress. */
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -6324,6 +6570,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -6403,9 +6651,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description active_novel_limit_reached, novel_already_finished */
+            /** @description active_novel_limit_reached, novel_already_finished; idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
             409: {
                 headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
@@ -6414,6 +6664,22 @@ export interface operations {
                      * @example {
                      *       "error": "active_novel_limit_reached",
                      *       "error_description": "The subscriber already has 3 unfinished novels: finish or remove one first."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6460,7 +6726,10 @@ export interface operations {
     sandboxOpenNovel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
                 id: string;
@@ -6476,6 +6745,8 @@ export interface operations {
             /** @description Already in progress. */
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -6488,6 +6759,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -6567,9 +6840,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description active_novel_limit_reached, novel_already_finished */
+            /** @description active_novel_limit_reached, novel_already_finished; idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
             409: {
                 headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
@@ -6578,6 +6853,22 @@ export interface operations {
                      * @example {
                      *       "error": "active_novel_limit_reached",
                      *       "error_description": "The subscriber already has 3 unfinished novels: finish or remove one first."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6624,7 +6915,10 @@ export interface operations {
     removeNovel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
                 id: string;
@@ -6638,6 +6932,8 @@ export interface operations {
             /** @description Success */
             204: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -6710,9 +7006,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description novel_already_finished */
+            /** @description novel_already_finished; idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
             409: {
                 headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
@@ -6721,6 +7019,22 @@ export interface operations {
                      * @example {
                      *       "error": "novel_already_finished",
                      *       "error_description": "The subscriber already finished this novel."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6767,7 +7081,10 @@ export interface operations {
     sandboxRemoveNovel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
                 id: string;
@@ -6781,6 +7098,8 @@ export interface operations {
             /** @description Success */
             204: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -6853,9 +7172,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description novel_already_finished */
+            /** @description novel_already_finished; idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
             409: {
                 headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
@@ -6864,6 +7185,22 @@ export interface operations {
                      * @example {
                      *       "error": "novel_already_finished",
                      *       "error_description": "The subscriber already finished this novel."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7270,7 +7607,10 @@ export interface operations {
     createWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7283,6 +7623,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7342,9 +7684,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description endpoint_limit_reached: the environment already has 10 endpoints */
+            /** @description endpoint_limit_reached: the environment already has 10 endpoints; idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
             409: {
                 headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
@@ -7353,6 +7697,22 @@ export interface operations {
                      * @example {
                      *       "error": "endpoint_limit_reached",
                      *       "error_description": "The environment already has 10 endpoints."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7399,7 +7759,10 @@ export interface operations {
     deleteWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -7410,6 +7773,8 @@ export interface operations {
             /** @description Success */
             204: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7466,6 +7831,40 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
+            409: {
+                headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_in_use",
+                     *       "error_description": "A request with this Idempotency-Key is still being processed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
             /** @description rate_limited */
             429: {
                 headers: {
@@ -7507,7 +7906,10 @@ export interface operations {
     rotateWebhookSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -7518,6 +7920,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7571,6 +7975,40 @@ export interface operations {
                      * @example {
                      *       "error": "not_found",
                      *       "error_description": "Nothing with this id exists for your partner and environment."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
+            409: {
+                headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_in_use",
+                     *       "error_description": "A request with this Idempotency-Key is still being processed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7748,7 +8186,10 @@ export interface operations {
     redeliverWebhookEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 event_id: string;
             };
@@ -7759,6 +8200,8 @@ export interface operations {
             /** @description Success */
             202: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7817,9 +8260,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description conflict: no endpoint subscribes to the event type */
+            /** @description conflict: no endpoint subscribes to the event type; idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
             409: {
                 headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
@@ -7828,6 +8273,22 @@ export interface operations {
                      * @example {
                      *       "error": "conflict",
                      *       "error_description": "No endpoint subscribes to the event type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -8612,7 +9073,10 @@ export interface operations {
     createTestClock: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8625,6 +9089,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8688,9 +9154,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description limit_reached: the partner already has 10 test clocks */
+            /** @description limit_reached: the partner already has 10 test clocks; idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
             409: {
                 headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
@@ -8699,6 +9167,22 @@ export interface operations {
                      * @example {
                      *       "error": "limit_reached",
                      *       "error_description": "The partner already has 10 test clocks."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -8859,7 +9343,10 @@ export interface operations {
     deleteTestClock: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -8870,6 +9357,8 @@ export interface operations {
             /** @description Success */
             204: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8930,6 +9419,40 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
+            409: {
+                headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_in_use",
+                     *       "error_description": "A request with this Idempotency-Key is still being processed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
             /** @description rate_limited */
             429: {
                 headers: {
@@ -8971,7 +9494,10 @@ export interface operations {
     attachTestClockSubscriber: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
                 /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
@@ -8984,6 +9510,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -9062,9 +9590,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description subscriber_has_data: the subscriber already has sandbox data or belongs to another clock; limit_reached: the clock already has 100 subscribers */
+            /** @description subscriber_has_data: the subscriber already has sandbox data or belongs to another clock; limit_reached: the clock already has 100 subscribers; idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
             409: {
                 headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
@@ -9073,6 +9603,22 @@ export interface operations {
                      * @example {
                      *       "error": "subscriber_has_data",
                      *       "error_description": "The subscriber already has sandbox data or belongs to another clock."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -9119,7 +9665,10 @@ export interface operations {
     advanceTestClock: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -9134,6 +9683,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -9207,6 +9758,40 @@ export interface operations {
                      * @example {
                      *       "error": "not_found",
                      *       "error_description": "Nothing with this id exists for your partner and environment."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
+            409: {
+                headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_in_use",
+                     *       "error_description": "A request with this Idempotency-Key is still being processed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];

@@ -150,7 +150,8 @@ function decorate(operation: Operation, status: string, response: { description?
   const code = Number(status);
   const headers = headerRefs('x-request-id', ...(code >= 400 ? (EXTRA_HEADERS[code] ?? []) : successHeaders(operation, code)));
   if (code >= 400) {
-    (operation.responses as Record<string, unknown>)[status] = errorResponse(code, response.description, headers);
+    // Headers declared before (Idempotency-Key's Retry-After on 409) are kept.
+    (operation.responses as Record<string, unknown>)[status] = errorResponse(code, response.description, { ...(response.headers as object), ...headers });
   } else {
     response.headers = { ...(response.headers as object), ...headers };
     response.description ||= 'Success';
