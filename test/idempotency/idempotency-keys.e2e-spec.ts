@@ -1,4 +1,6 @@
 import pg from 'pg';
+import { IdempotencyService } from '../../src/modules/idempotency/application/idempotency.service.js';
+import { IdempotencyKeyPurge } from '../../src/modules/idempotency/index.js';
 import { msUntil } from '../support/replicas.js';
 import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
 import { partnerWithEndpoint } from '../webhooks/webhook-test-kit.js';
@@ -119,6 +121,33 @@ describe('a key whose first request is still processed', () => {
     } finally {
       await blocker.end();
     }
+  });
+});
+
+describe('a key whose holder died', () => {
+  it('is processed again once its lease ran out, and not before', async () => {
+    const body = { subscriber_id: 'orphaned', product: 'textapp', status: 'active' };
+    // A claim nobody will answer: the request that made it died with its replica.
+    const held = await t.app.get(IdempotencyService).claim({ partnerId, environment: 'live' }, 'orphaned-key', { method: 'POST', url: ENTITLEMENTS, body });
+    expect(held.kind).toBe('claimed');
+    expect((await send('POST', ENTITLEMENTS, body, 'orphaned-key')).statusCode).toBe(409);
+    await db.query(`UPDATE idempotency_keys SET locked_until = now() - interval '1 second' WHERE partner_id = $1 AND key = 'orphaned-key'`, [partnerId]);
+    const retried = await send('POST', ENTITLEMENTS, body, 'orphaned-key');
+    expect(retried.statusCode).toBe(200);
+    expect(await historyRows('orphaned')).toEqual(['active']);
+    expect((await send('POST', ENTITLEMENTS, body, 'orphaned-key')).headers['idempotent-replayed']).toBe('true');
+  });
+});
+
+describe('the purge', () => {
+  it('deletes keys kept past their time and keeps the others', async () => {
+    const body = { subscriber_id: 'purged', product: 'textapp', status: 'active' };
+    await send('POST', ENTITLEMENTS, body, 'old-key');
+    await send('POST', ENTITLEMENTS, body, 'recent-key');
+    await db.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE partner_id = $1 AND key = 'old-key'`, [partnerId]);
+    expect(await t.app.get(IdempotencyKeyPurge).purge()).toBeGreaterThanOrEqual(1);
+    const { rows } = await db.query(`SELECT key FROM idempotency_keys WHERE partner_id = $1 AND key IN ('old-key', 'recent-key')`, [partnerId]);
+    expect(rows).toEqual([{ key: 'recent-key' }]);
   });
 });
 
