@@ -35,7 +35,8 @@ const historyRows = async (subscriberId: string) =>
   (await db.query(`SELECT new_status FROM entitlement_history WHERE partner_id = $1 AND subscriber_id = $2 ORDER BY id`, [partnerId, subscriberId])).rows.map(
     (row: { new_status: string }) => row.new_status,
   );
-const endpointCount = async (partner: string) => Number((await db.query(`SELECT count(*) FROM webhook_endpoints WHERE partner_id = $1`, [partner])).rows[0].count);
+const endpointCount = async (partner: string) =>
+  Number((await db.query(`SELECT count(*) FROM webhook_endpoints WHERE partner_id = $1`, [partner])).rows[0].count);
 
 describe('the same key and request again', () => {
   it('answers the stored answer byte for byte, marked Idempotent-Replayed, and applies nothing again', async () => {

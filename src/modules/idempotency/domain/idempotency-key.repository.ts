@@ -19,11 +19,7 @@ export interface HeldKey {
  * whose lease ran out); its first request's answer; that request still running; or a first
  * request with another fingerprint.
  */
-export type ClaimOutcome =
-  | { kind: 'claimed'; held: HeldKey }
-  | { kind: 'answered'; answer: StoredAnswer }
-  | { kind: 'in_use' }
-  | { kind: 'reused' };
+export type ClaimOutcome = { kind: 'claimed'; held: HeldKey } | { kind: 'answered'; answer: StoredAnswer } | { kind: 'in_use' } | { kind: 'reused' };
 
 export interface KeyClaim {
   tenant: Tenant;

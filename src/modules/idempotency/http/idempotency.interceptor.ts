@@ -59,10 +59,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
           case 'reused':
             return throwError(
               () =>
-                new DomainError(
-                  'idempotency_key_reused',
-                  'This Idempotency-Key was used with another method, path or body: use a new key for a new request.',
-                ),
+                new DomainError('idempotency_key_reused', 'This Idempotency-Key was used with another method, path or body: use a new key for a new request.'),
             );
         }
       }),

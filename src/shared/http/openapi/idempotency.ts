@@ -47,7 +47,11 @@ export function documentIdempotencyKeys(document: OpenAPIObject): void {
     addAnswer(responses, '409', IN_USE);
     responses['409'].headers = {
       ...responses['409'].headers,
-      'Retry-After': { description: 'With idempotency_key_in_use: seconds to wait before retrying (1).', required: false, schema: { type: 'integer', minimum: 1 } },
+      'Retry-After': {
+        description: 'With idempotency_key_in_use: seconds to wait before retrying (1).',
+        required: false,
+        schema: { type: 'integer', minimum: 1 },
+      },
     };
     addAnswer(responses, '422', REUSED);
   }
