@@ -39,6 +39,11 @@ export interface Scenario {
    * waits for the answer, without the queueing that concurrent load adds on a small machine.
    */
   singleClientRequests?: number;
+  /**
+   * The scenario whose request this one repeats with one more feature (an Idempotency-Key):
+   * its statement target is then at most one statement more than that one's.
+   */
+  sameWorkAs?: string;
   /** The i-th request of a run. Successive requests move across tokens, subscribers and novels. */
   request(i: number, rotation: Rotation): BenchRequest;
 }
@@ -115,6 +120,7 @@ export const SCENARIOS: readonly Scenario[] = [
     // The same write made safe to retry (DECISIONS 30): a new key every request, as the SDK sends.
     key: 'position-put-keyed',
     bound: 'upsert',
+    sameWorkAs: 'position-put',
     label: 'PUT /v1/subscribers/{id}/playback-position, Idempotency-Key',
     request: (i, r) => {
       const request = positionPut(i, r);
