@@ -215,3 +215,29 @@ describe('the key itself', () => {
     expect(read.statusCode).toBe(200);
   });
 });
+
+describe('the OpenAPI document', () => {
+  type Operation = { parameters?: { name: string; in: string }[]; responses: Record<string, { headers?: Record<string, unknown>; description?: string }> };
+
+  it('documents the header, its 409 and 422 and Idempotent-Replayed on every write but the token endpoints', async () => {
+    const document = (await t.inject({ method: 'GET', url: '/docs/openapi.json' })).json();
+    const writes = Object.entries(document.paths as Record<string, Record<string, Operation>>).flatMap(([path, methods]) =>
+      Object.entries(methods)
+        .filter(([method]) => ['post', 'put', 'delete'].includes(method))
+        .map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, operation })),
+    );
+    const keyed = writes.filter(({ operation }) => operation.parameters?.some((p) => p.in === 'header' && p.name === 'Idempotency-Key'));
+    expect(writes.filter((write) => !keyed.includes(write)).map((write) => write.name)).toEqual([
+      'POST /platform/v1/oauth2/token',
+      'POST /kids/v1/oauth2/token',
+    ]);
+    expect(keyed.length).toBeGreaterThan(10);
+    for (const { operation } of keyed) {
+      expect(operation.responses['409'].description).toContain('idempotency_key_in_use');
+      expect(operation.responses['409'].headers).toHaveProperty('Retry-After');
+      expect(operation.responses['422'].description).toContain('idempotency_key_reused');
+      const successes = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
+      expect(successes.every(([, response]) => response.headers?.['Idempotent-Replayed'] !== undefined)).toBe(true);
+    }
+  });
+});
