@@ -8,6 +8,7 @@ import { BillingModule } from './modules/billing/index.js';
 import { CatalogModule } from './modules/catalog/index.js';
 import { EndingsModule } from './modules/endings/index.js';
 import { EntitlementsModule } from './modules/entitlements/index.js';
+import { IdempotencyModule } from './modules/idempotency/index.js';
 import { IdentityModule } from './modules/identity/index.js';
 import { KidsEngagementModule } from './modules/kids-engagement/index.js';
 import { MediaModule } from './modules/media/index.js';
@@ -39,6 +40,7 @@ export class AppModule {
         DatabaseModule.forRoot(databaseUrl, config.databasePoolSize),
         ObservabilityModule.forRoot(metrics),
         IdentityModule,
+        IdempotencyModule,
         ServerSecretModule,
         EntitlementsModule,
         BillingModule,

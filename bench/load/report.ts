@@ -7,7 +7,7 @@ import type { ProbeResult } from './limits.js';
 import type { EndpointResult, ServerFigures } from '../shared/load.js';
 import type { BenchOptions } from '../shared/options.js';
 import type { ProfileSummary } from './profile.js';
-import type { LimitProbeKey } from '../shared/scenarios.js';
+import { SCENARIOS, type LimitProbeKey } from '../shared/scenarios.js';
 import type { SeededData } from '../shared/seed.js';
 import type { SqlComparison } from './sql-check.js';
 import type { TokenCacheCheck } from '../shared/token-cache.js';
@@ -200,10 +200,14 @@ function checkStatements(measured: EndpointResult[], met: Record<string, boolean
     `statements per hot read: ${mean.toFixed(2)} on average (≤ ${TARGETS.maxStatementsPerHotRead}; ${reads.map(perRequest).join(', ')})`,
   );
   for (const write of counted.filter((r) => r.limit!.probe === 'upsert')) {
-    met[`${write.key}_statements`] = write.service!.statementsPerRequest! <= TARGETS.maxStatementsPerWrite;
+    // A scenario that repeats another with one more feature may cost one statement more (issue 37).
+    const plain = SCENARIOS.find((scenario) => scenario.key === write.key)?.sameWorkAs;
+    const plainStatements = counted.find((r) => r.key === plain)?.service!.statementsPerRequest;
+    const limit = plainStatements === undefined || plainStatements === null ? TARGETS.maxStatementsPerWrite : plainStatements + 1;
+    met[`${write.key}_statements`] = write.service!.statementsPerRequest! <= limit;
     line(
       met[`${write.key}_statements`],
-      `statements per ${write.label}: ${write.service!.statementsPerRequest!.toFixed(3)} (≤ ${TARGETS.maxStatementsPerWrite})`,
+      `statements per ${write.label}: ${write.service!.statementsPerRequest!.toFixed(3)} (≤ ${limit.toFixed(3)}${limit === TARGETS.maxStatementsPerWrite ? '' : `, one more than ${plain}`})`,
     );
   }
 }

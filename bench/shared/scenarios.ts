@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { BenchCredential, ReaderSample, SeededData } from './seed.js';
 
 /** One request as autocannon sends it. */
@@ -38,6 +39,11 @@ export interface Scenario {
    * waits for the answer, without the queueing that concurrent load adds on a small machine.
    */
   singleClientRequests?: number;
+  /**
+   * The scenario whose request this one repeats with one more feature (an Idempotency-Key):
+   * its statement target is then at most one statement more than that one's.
+   */
+  sameWorkAs?: string;
   /** The i-th request of a run. Successive requests move across tokens, subscribers and novels. */
   request(i: number, rotation: Rotation): BenchRequest;
 }
@@ -46,6 +52,20 @@ const bearer = (rotation: Rotation, i: number) => `Bearer ${rotation.tokens[i % 
 // Different strides, so that a token does not always travel with the same subscriber.
 const reader = (rotation: Rotation, i: number) => rotation.readers[(i * 7_919) % rotation.readers.length];
 const get = (path: string, authorization: string): BenchRequest => ({ method: 'GET', path, headers: { authorization } });
+
+const positionPut = (i: number, r: Rotation): BenchRequest => {
+  const { subscriberId, novelId, chapterNumber } = reader(r, i);
+  return {
+    method: 'PUT',
+    path: `/v1/subscribers/${subscriberId}/playback-position`,
+    headers: { authorization: bearer(r, i), 'content-type': 'application/json' },
+    body: JSON.stringify({ novel_id: novelId, chapter_id: `${novelId}-ch${chapterNumber}`, position_seconds: i % 3600 }),
+  };
+};
+// Idempotency keys are never reused within a bench process: each round restarts i at 0, and
+// a repeated key would measure replays instead of first requests.
+const RUN = randomUUID();
+let keysSent = 0;
 
 export const SCENARIOS: readonly Scenario[] = [
   {
@@ -94,14 +114,17 @@ export const SCENARIOS: readonly Scenario[] = [
     key: 'position-put',
     bound: 'upsert',
     label: 'PUT /v1/subscribers/{id}/playback-position',
+    request: (i, r) => positionPut(i, r),
+  },
+  {
+    // The same write made safe to retry (DECISIONS 30): a new key every request, as the SDK sends.
+    key: 'position-put-keyed',
+    bound: 'upsert',
+    sameWorkAs: 'position-put',
+    label: 'PUT /v1/subscribers/{id}/playback-position, Idempotency-Key',
     request: (i, r) => {
-      const { subscriberId, novelId, chapterNumber } = reader(r, i);
-      return {
-        method: 'PUT',
-        path: `/v1/subscribers/${subscriberId}/playback-position`,
-        headers: { authorization: bearer(r, i), 'content-type': 'application/json' },
-        body: JSON.stringify({ novel_id: novelId, chapter_id: `${novelId}-ch${chapterNumber}`, position_seconds: i % 3600 }),
-      };
+      const request = positionPut(i, r);
+      return { ...request, headers: { ...request.headers, 'idempotency-key': `${RUN}-${(keysSent += 1)}` } };
     },
   },
   {

@@ -13,11 +13,11 @@ export const TABLE_ALLOWANCES: readonly TableAllowance[] = [
   // Updated in place by every PUT (the rotation's readers all have a position): no new row.
   { table: 'playback_positions', rowsPerRequest: {} },
   // A chapter's first save of a UTC day writes one activity row (ADR 0123); later saves none.
-  { table: 'reading_activity', rowsPerRequest: { 'position-put': 1, finish: 1 } },
-  { table: 'reading_chapter_days', rowsPerRequest: { 'position-put': 1, finish: 1 } },
-  { table: 'reading_reader_days', rowsPerRequest: { 'position-put': 1, finish: 1 } },
+  { table: 'reading_activity', rowsPerRequest: { 'position-put': 1, 'position-put-keyed': 1, finish: 1 } },
+  { table: 'reading_chapter_days', rowsPerRequest: { 'position-put': 1, 'position-put-keyed': 1, finish: 1 } },
+  { table: 'reading_reader_days', rowsPerRequest: { 'position-put': 1, 'position-put-keyed': 1, finish: 1 } },
   // Signed counts (ADR 0129): a delta per activity row, folded every minute into one row per key.
-  { table: 'engagement_day_counts', rowsPerRequest: { 'position-put': 1, finish: 1 } },
+  { table: 'engagement_day_counts', rowsPerRequest: { 'position-put': 1, 'position-put-keyed': 1, finish: 1 } },
   { table: 'entitlement_counts', rowsPerRequest: {} },
   { table: 'novel_progress', rowsPerRequest: {} },
   { table: 'entitlements', rowsPerRequest: {} },
@@ -27,6 +27,8 @@ export const TABLE_ALLOWANCES: readonly TableAllowance[] = [
   { table: 'webhook_deliveries', rowsPerRequest: { finish: 1 } },
   { table: 'webhook_delivery_attempts', rowsPerRequest: { finish: 1 } },
   { table: 'chapter_unlock_schedule', rowsPerRequest: {} },
+  // A key per keyed PUT, kept 24 h (ADR 0144): longer than any soak, so every one stays.
+  { table: 'idempotency_keys', rowsPerRequest: { 'position-put-keyed': 1 } },
 ];
 
 /** Size (pg_total_relation_size) and pg_stat_user_tables counters, a partitioned table's partitions summed. */

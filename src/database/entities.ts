@@ -1,6 +1,7 @@
 import { ANALYTICS_ENTITIES } from '../modules/analytics/infrastructure/analytics.entities.js';
 import { CATALOG_ENTITIES } from '../modules/catalog/infrastructure/catalog.entities.js';
 import { ENTITLEMENT_ENTITIES } from '../modules/entitlements/infrastructure/entitlement.entities.js';
+import { IDEMPOTENCY_ENTITIES } from '../modules/idempotency/infrastructure/idempotency.entities.js';
 import { IDENTITY_ENTITIES } from '../modules/identity/infrastructure/identity.entities.js';
 import { KIDS_ENGAGEMENT_ENTITIES } from '../modules/kids-engagement/infrastructure/kids-engagement.entities.js';
 import { MEDIA_ENTITIES } from '../modules/media/infrastructure/media.entities.js';
@@ -29,4 +30,5 @@ export const ENTITIES = [
   ...RATE_LIMIT_ENTITIES,
   ...SERVER_SECRET_ENTITIES,
   ...TEST_CLOCK_ENTITIES,
+  ...IDEMPOTENCY_ENTITIES,
 ];

@@ -2561,7 +2561,10 @@ export interface operations {
     upsertEntitlement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2574,6 +2577,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -2627,6 +2632,40 @@ export interface operations {
                      * @example {
                      *       "error": "insufficient_scope",
                      *       "error_description": "The token needs one of: platform:entitlements:write."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
+            409: {
+                headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_in_use",
+                     *       "error_description": "A request with this Idempotency-Key is still being processed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4002,7 +4041,10 @@ export interface operations {
     chooseEnding: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description a lowercase slug (a-z, 0-9 and single hyphens) of 1 to 100 characters */
                 id: string;
@@ -4018,6 +4060,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -4096,9 +4140,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description novel_not_started, endings_not_available, ending_already_chosen */
+            /** @description novel_not_started, endings_not_available, ending_already_chosen; idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
             409: {
                 headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
@@ -4107,6 +4153,22 @@ export interface operations {
                      * @example {
                      *       "error": "novel_not_started",
                      *       "error_description": "The subscriber has not opened this novel."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4282,7 +4344,10 @@ export interface operations {
     sandboxChooseEnding: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description a lowercase slug (a-z, 0-9 and single hyphens) of 1 to 100 characters */
                 id: string;
@@ -4298,6 +4363,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -4376,9 +4443,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description novel_not_started, endings_not_available, ending_already_chosen */
+            /** @description novel_not_started, endings_not_available, ending_already_chosen; idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
             409: {
                 headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
@@ -4387,6 +4456,22 @@ export interface operations {
                      * @example {
                      *       "error": "novel_not_started",
                      *       "error_description": "The subscriber has not opened this novel."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4563,7 +4648,10 @@ export interface operations {
     putPlaybackPosition: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
                 id: string;
@@ -4579,6 +4667,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -4648,6 +4738,40 @@ export interface operations {
                      * @example {
                      *       "error": "invalid_request",
                      *       "error_description": "Novel does not exist or was removed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
+            409: {
+                headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_in_use",
+                     *       "error_description": "A request with this Idempotency-Key is still being processed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4824,7 +4948,10 @@ export interface operations {
     sandboxPutPlaybackPosition: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
                 id: string;
@@ -4840,6 +4967,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -4909,6 +5038,40 @@ export interface operations {
                      * @example {
                      *       "error": "invalid_request",
                      *       "error_description": "Novel does not exist or was removed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
+            409: {
+                headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_in_use",
+                     *       "error_description": "A request with this Idempotency-Key is still being processed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5085,7 +5248,10 @@ export interface operations {
     putPlaybackPositionAlias: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
                 id: string;
@@ -5101,6 +5267,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -5170,6 +5338,40 @@ export interface operations {
                      * @example {
                      *       "error": "invalid_request",
                      *       "error_description": "Novel does not exist or was removed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
+            409: {
+                headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_in_use",
+                     *       "error_description": "A request with this Idempotency-Key is still being processed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5346,7 +5548,10 @@ export interface operations {
     sandboxPutPlaybackPositionAlias: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
                 id: string;
@@ -5362,6 +5567,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -5431,6 +5638,40 @@ export interface operations {
                      * @example {
                      *       "error": "invalid_request",
                      *       "error_description": "Novel does not exist or was removed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
+            409: {
+                headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_in_use",
+                     *       "error_description": "A request with this Idempotency-Key is still being processed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6522,7 +6763,10 @@ export interface operations {
     openNovel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
                 id: string;
@@ -6538,6 +6782,8 @@ export interface operations {
             /** @description Already in progress. */
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -6550,6 +6796,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -6629,9 +6877,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description active_novel_limit_reached, novel_already_finished */
+            /** @description active_novel_limit_reached, novel_already_finished; idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
             409: {
                 headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
@@ -6640,6 +6890,22 @@ export interface operations {
                      * @example {
                      *       "error": "active_novel_limit_reached",
                      *       "error_description": "The subscriber already has 3 unfinished novels: finish or remove one first."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6686,7 +6952,10 @@ export interface operations {
     sandboxOpenNovel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
                 id: string;
@@ -6702,6 +6971,8 @@ export interface operations {
             /** @description Already in progress. */
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -6714,6 +6985,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -6793,9 +7066,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description active_novel_limit_reached, novel_already_finished */
+            /** @description active_novel_limit_reached, novel_already_finished; idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
             409: {
                 headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
@@ -6804,6 +7079,22 @@ export interface operations {
                      * @example {
                      *       "error": "active_novel_limit_reached",
                      *       "error_description": "The subscriber already has 3 unfinished novels: finish or remove one first."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6850,7 +7141,10 @@ export interface operations {
     removeNovel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
                 id: string;
@@ -6864,6 +7158,8 @@ export interface operations {
             /** @description Success */
             204: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -6936,9 +7232,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description novel_already_finished */
+            /** @description novel_already_finished; idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
             409: {
                 headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
@@ -6947,6 +7245,22 @@ export interface operations {
                      * @example {
                      *       "error": "novel_already_finished",
                      *       "error_description": "The subscriber already finished this novel."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6993,7 +7307,10 @@ export interface operations {
     sandboxRemoveNovel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
                 id: string;
@@ -7007,6 +7324,8 @@ export interface operations {
             /** @description Success */
             204: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7079,9 +7398,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description novel_already_finished */
+            /** @description novel_already_finished; idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
             409: {
                 headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
@@ -7090,6 +7411,22 @@ export interface operations {
                      * @example {
                      *       "error": "novel_already_finished",
                      *       "error_description": "The subscriber already finished this novel."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7496,7 +7833,10 @@ export interface operations {
     createWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7509,6 +7849,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7568,9 +7910,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description endpoint_limit_reached: the environment already has 10 endpoints */
+            /** @description endpoint_limit_reached: the environment already has 10 endpoints; idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
             409: {
                 headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
@@ -7579,6 +7923,22 @@ export interface operations {
                      * @example {
                      *       "error": "endpoint_limit_reached",
                      *       "error_description": "The environment already has 10 endpoints."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7625,7 +7985,10 @@ export interface operations {
     deleteWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -7636,6 +7999,8 @@ export interface operations {
             /** @description Success */
             204: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7692,6 +8057,40 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
+            409: {
+                headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_in_use",
+                     *       "error_description": "A request with this Idempotency-Key is still being processed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
             /** @description rate_limited */
             429: {
                 headers: {
@@ -7733,7 +8132,10 @@ export interface operations {
     rotateWebhookSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -7744,6 +8146,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7797,6 +8201,40 @@ export interface operations {
                      * @example {
                      *       "error": "not_found",
                      *       "error_description": "Nothing with this id exists for your partner and environment."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
+            409: {
+                headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_in_use",
+                     *       "error_description": "A request with this Idempotency-Key is still being processed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7974,7 +8412,10 @@ export interface operations {
     redeliverWebhookEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 event_id: string;
             };
@@ -7985,6 +8426,8 @@ export interface operations {
             /** @description Success */
             202: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8043,9 +8486,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description conflict: no endpoint subscribes to the event type */
+            /** @description conflict: no endpoint subscribes to the event type; idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
             409: {
                 headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
@@ -8054,6 +8499,22 @@ export interface operations {
                      * @example {
                      *       "error": "conflict",
                      *       "error_description": "No endpoint subscribes to the event type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -8838,7 +9299,10 @@ export interface operations {
     createTestClock: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8851,6 +9315,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8914,9 +9380,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description limit_reached: the partner already has 10 test clocks */
+            /** @description limit_reached: the partner already has 10 test clocks; idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
             409: {
                 headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
@@ -8925,6 +9393,22 @@ export interface operations {
                      * @example {
                      *       "error": "limit_reached",
                      *       "error_description": "The partner already has 10 test clocks."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -9085,7 +9569,10 @@ export interface operations {
     deleteTestClock: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -9096,6 +9583,8 @@ export interface operations {
             /** @description Success */
             204: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -9156,6 +9645,40 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
+            409: {
+                headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_in_use",
+                     *       "error_description": "A request with this Idempotency-Key is still being processed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
             /** @description rate_limited */
             429: {
                 headers: {
@@ -9197,7 +9720,10 @@ export interface operations {
     attachTestClockSubscriber: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
                 /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
@@ -9210,6 +9736,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -9288,9 +9816,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description subscriber_has_data: the subscriber already has sandbox data or belongs to another clock; limit_reached: the clock already has 100 subscribers */
+            /** @description subscriber_has_data: the subscriber already has sandbox data or belongs to another clock; limit_reached: the clock already has 100 subscribers; idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
             409: {
                 headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
@@ -9299,6 +9829,22 @@ export interface operations {
                      * @example {
                      *       "error": "subscriber_has_data",
                      *       "error_description": "The subscriber already has sandbox data or belongs to another clock."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -9345,7 +9891,10 @@ export interface operations {
     advanceTestClock: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -9360,6 +9909,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -9433,6 +9984,40 @@ export interface operations {
                      * @example {
                      *       "error": "not_found",
                      *       "error_description": "Nothing with this id exists for your partner and environment."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
+            409: {
+                headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_in_use",
+                     *       "error_description": "A request with this Idempotency-Key is still being processed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];

@@ -21,6 +21,7 @@ import { WebhookDeliveryCounts1764100600000 } from './1764100600000-webhook-deli
 import { ProgressReportIndexes1764100700000 } from './1764100700000-progress-report-indexes.js';
 import { KidsSummaryCounts1764100800000 } from './1764100800000-kids-summary-counts.js';
 import { SubscriberErasure1764200100000 } from './1764200100000-subscriber-erasure.js';
+import { IdempotencyKeys1764200300000 } from './1764200300000-idempotency-keys.js';
 
 /** Every migration, in order of its timestamp. `npm run migration:generate` writes this file. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   ProgressReportIndexes1764100700000,
   KidsSummaryCounts1764100800000,
   SubscriberErasure1764200100000,
+  IdempotencyKeys1764200300000,
 ];

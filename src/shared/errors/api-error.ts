@@ -36,6 +36,8 @@ export const ERROR_KINDS = {
   subscriber_has_data: { status: 409, error: 'subscriber_has_data' },
   limit_reached: { status: 409, error: 'limit_reached' },
   conflict: { status: 409, error: 'conflict' },
+  idempotency_key_in_use: { status: 409, error: 'idempotency_key_in_use' },
+  idempotency_key_reused: { status: 422, error: 'idempotency_key_reused' },
   events_expired: { status: 410, error: 'events_expired' },
   rate_limited: { status: 429, error: 'rate_limited' },
   temporarily_unavailable: { status: 503, error: 'temporarily_unavailable' },

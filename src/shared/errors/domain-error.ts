@@ -32,6 +32,8 @@ export type ErrorKind =
   | 'subscriber_has_data'
   | 'limit_reached'
   | 'conflict'
+  | 'idempotency_key_in_use'
+  | 'idempotency_key_reused'
   | 'events_expired'
   | 'rate_limited'
   | 'temporarily_unavailable'

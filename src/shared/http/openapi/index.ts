@@ -1,4 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { documentIdempotencyKeys } from './idempotency.js';
 import { nameOperations } from './operation-ids.js';
 import { constrainParameters } from './parameters.js';
 import { documentLiveBodies, documentRequestBodies } from './request-bodies.js';
@@ -19,6 +20,7 @@ export type { DocumentedIssuer } from './security.js';
 export function refineDocument(document: OpenAPIObject, issuers: readonly DocumentedIssuer[]): OpenAPIObject {
   nameOperations(document);
   applySecurity(document, issuers);
+  documentIdempotencyKeys(document);
   declareResponses(document, (path) => issuers.some((issuer) => issuer.tokenPath === path));
   constrainParameters(document);
   documentRequestBodies(document);

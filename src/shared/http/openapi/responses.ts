@@ -72,6 +72,8 @@ const EXAMPLE_DESCRIPTIONS: Record<ErrorCode, string> = {
   sandbox_only: 'Test clocks exist in the sandbox only: use a sandbox credential.',
   subscriber_has_data: 'The subscriber already has sandbox data (entitlements): only a subscriber without any can be attached to a test clock.',
   limit_reached: 'This test clock already has 100 subscribers: delete it or use another clock.',
+  idempotency_key_in_use: 'A request with this Idempotency-Key is still being processed: retry after Retry-After.',
+  idempotency_key_reused: 'This Idempotency-Key was used with another method, path or body: use a new key for a new request.',
   events_expired: 'Events after this seq are no longer kept: resynchronise, then read from after=0.',
   method_not_allowed: 'This path does not answer this method; the Allow header lists those it answers.',
   rate_limited: 'Too many requests: retry after the time in Retry-After.',
@@ -148,7 +150,8 @@ function decorate(operation: Operation, status: string, response: { description?
   const code = Number(status);
   const headers = headerRefs('x-request-id', ...(code >= 400 ? (EXTRA_HEADERS[code] ?? []) : successHeaders(operation, code)));
   if (code >= 400) {
-    (operation.responses as Record<string, unknown>)[status] = errorResponse(code, response.description, headers);
+    // Headers declared before (Idempotency-Key's Retry-After on 409) are kept.
+    (operation.responses as Record<string, unknown>)[status] = errorResponse(code, response.description, { ...(response.headers as object), ...headers });
   } else {
     response.headers = { ...(response.headers as object), ...headers };
     response.description ||= 'Success';

@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { createHash, randomUUID } from 'node:crypto';
+import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import { IdempotencyKeyRepository, type ClaimOutcome, type HeldKey, type StoredAnswer } from '../domain/idempotency-key.repository.js';
+
+/**
+ * How long a request holds its key. Longer than any request runs (30 s to arrive, statement
+ * timeouts after), so only a holder that died (a crash, a lost connection) loses it: then a
+ * retry after this is processed instead of answered 409 forever (ADR 0144).
+ */
+export const KEY_LEASE_SECONDS = 60;
+/** How long a key and its answer are kept: at least the 24 hours of DECISIONS 30. */
+export const KEY_KEPT_SECONDS = 24 * 3600;
+
+/** The parts of a request whose fingerprint a key remembers. */
+export interface KeyedRequest {
+  method: string;
+  /** The path with its query, as sent. */
+  url: string;
+  /** The parsed JSON body, if any. */
+  body: unknown;
+}
+
+/** Idempotency keys (DECISIONS 30): claim one for a request, then store its answer or give it up. */
+@Injectable()
+export class IdempotencyService {
+  constructor(private readonly keys: IdempotencyKeyRepository) {}
+
+  claim(tenant: Tenant, key: string, request: KeyedRequest): Promise<ClaimOutcome> {
+    return this.keys.claim({
+      tenant,
+      key,
+      fingerprint: fingerprintOf(request),
+      claimToken: randomUUID(),
+      leaseSeconds: KEY_LEASE_SECONDS,
+      keepSeconds: KEY_KEPT_SECONDS,
+    });
+  }
+
+  /** False when the key was lost meanwhile (the lease ran out and another request took it). */
+  complete(held: HeldKey, answer: StoredAnswer): Promise<boolean> {
+    return this.keys.complete(held, answer, KEY_KEPT_SECONDS);
+  }
+
+  release(held: HeldKey): Promise<void> {
+    return this.keys.release(held);
+  }
+}
+
+/**
+ * SHA-256 of the method, the path with its query and the body as parsed JSON re-serialized:
+ * the same fields sent with other spacing are the same request (Stripe compares parameters
+ * too), another value or field is not.
+ */
+function fingerprintOf({ method, url, body }: KeyedRequest): Buffer {
+  return createHash('sha256')
+    .update(`${method.toUpperCase()} ${url}\n`)
+    .update(body === undefined ? '' : JSON.stringify(body))
+    .digest();
+}

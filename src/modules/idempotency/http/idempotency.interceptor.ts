@@ -1,0 +1,111 @@
+import { Injectable, Logger, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { catchError, from, mergeMap, of, throwError, type Observable } from 'rxjs';
+import { DomainError, invalidRequest } from '../../../shared/errors/domain-error.js';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENCY_KEY_RULE,
+  IDEMPOTENT_REPLAYED_HEADER,
+  isValidIdempotencyKey,
+  takesIdempotencyKey,
+} from '../../../shared/http/idempotency-key.js';
+import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import { IdempotencyService } from '../application/idempotency.service.js';
+import type { HeldKey, StoredAnswer } from '../domain/idempotency-key.repository.js';
+
+/** The answer headers a client reads, stored and replayed with the body (ADR 0144). */
+const REPLAYED_HEADERS = ['content-type', 'location', 'retry-after'] as const;
+/** What Fastify sends a JSON body as. */
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Idempotency-Key at the HTTP edge (DECISIONS 30), for every operation that takes one.
+ * It runs after the access guard (the key belongs to the token's partner and environment)
+ * and before the validation pipe and the handler: a key is claimed, the request processed
+ * as usual and its answer stored; the same request again gets that answer, marked
+ * `Idempotent-Replayed: true`. A request without the header costs nothing here.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  private readonly logger = new Logger(IdempotencyInterceptor.name);
+
+  constructor(private readonly idempotency: IdempotencyService) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (context.getType() !== 'http') return next.handle();
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const key = request.headers[IDEMPOTENCY_KEY_HEADER];
+    if (key === undefined) return next.handle();
+    const route = request.routeOptions.url;
+    const principal = request.principal;
+    if (!principal || route === undefined || !takesIdempotencyKey(request.method, route)) return next.handle();
+    if (typeof key !== 'string' || !isValidIdempotencyKey(key)) return throwError(() => invalidRequest(IDEMPOTENCY_KEY_RULE));
+    const tenant: Tenant = { partnerId: principal.partnerId, environment: principal.environment };
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
+    return from(this.idempotency.claim(tenant, key, { method: request.method, url: request.url, body: request.body })).pipe(
+      mergeMap((outcome) => {
+        switch (outcome.kind) {
+          case 'claimed':
+            return this.process(outcome.held, reply, next);
+          case 'answered':
+            return of(replay(outcome.answer, reply));
+          case 'in_use':
+            return throwError(
+              () =>
+                new DomainError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed: retry after Retry-After.', {
+                  retryAfterSeconds: 1,
+                }),
+            );
+          case 'reused':
+            return throwError(
+              () =>
+                new DomainError('idempotency_key_reused', 'This Idempotency-Key was used with another method, path or body: use a new key for a new request.'),
+            );
+        }
+      }),
+    );
+  }
+
+  /**
+   * The request, processed as usual. A success is stored before it is sent; a failure gives
+   * the key up (nothing was done: the work of a failed request is rolled back), so a
+   * corrected retry with the same key is processed.
+   */
+  private process(held: HeldKey, reply: FastifyReply, next: CallHandler): Observable<unknown> {
+    return next.handle().pipe(
+      mergeMap(async (value) => {
+        const answer = answerOf(reply, value);
+        if (answer.status >= 400) {
+          await this.idempotency.release(held);
+        } else if (!(await this.idempotency.complete(held, answer))) {
+          this.logger.warn(`Idempotency-Key of ${held.tenant.partnerId} (${held.tenant.environment}) was taken over before its answer was stored.`);
+        }
+        return value;
+      }),
+      catchError((error: unknown) => from(this.giveUp(held)).pipe(mergeMap(() => throwError(() => error)))),
+    );
+  }
+
+  private async giveUp(held: HeldKey): Promise<void> {
+    // The request's own failure is what the caller needs; a key that stays held is freed by its lease.
+    await this.idempotency.release(held).catch((error: Error) => this.logger.warn(`Releasing an Idempotency-Key failed: ${error.message}`));
+  }
+}
+
+/** The answer as Fastify is about to send it: the status the handler set, the body serialized as Fastify does. */
+function answerOf(reply: FastifyReply, value: unknown): StoredAnswer {
+  const body = value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+  const headers: Record<string, string> = {};
+  for (const name of REPLAYED_HEADERS) {
+    const header = reply.getHeader(name);
+    if (header !== undefined) headers[name] = String(header);
+  }
+  if (body !== '' && headers['content-type'] === undefined) headers['content-type'] = JSON_CONTENT_TYPE;
+  return { status: reply.statusCode, headers, body };
+}
+
+/** Sets the stored status and headers; what the handler would have returned is the stored body, sent as is. */
+function replay(answer: StoredAnswer, reply: FastifyReply): Buffer | undefined {
+  reply.status(answer.status).headers(answer.headers).header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+  return answer.body === '' ? undefined : Buffer.from(answer.body);
+}

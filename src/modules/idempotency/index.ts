@@ -1,0 +1,2 @@
+export { IdempotencyModule } from './idempotency.module.js';
+export { IdempotencyKeyPurge } from './application/idempotency-key-purge.job.js';
