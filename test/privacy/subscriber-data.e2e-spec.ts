@@ -166,6 +166,10 @@ beforeAll(async () => {
 });
 afterAll(() => db?.end());
 
+/** Keys whose stored answer (a replay of a keyed write) names the subscriber. */
+const storedAnswersNaming = (partnerId: string, subscriberId: string) =>
+  db.query(`SELECT key FROM idempotency_keys WHERE partner_id = $1 AND strpos(response_body, $2) > 0`, [partnerId, subscriberId]);
+
 describe('every column that holds subscriber ids', () => {
   test('is exported and erased by a registered holder, or declared exempt with a reason', async () => {
     const { covered, exempt } = t.app.get(SubscriberDataRegistry).ledger();
@@ -247,6 +251,15 @@ describe('erasure', () => {
     await liveReader(sandboxOfA, SUBSCRIBER);
     before = await pastFigures(a);
     feedBefore = (await platform(a, 'GET', '/events?limit=500')).json().data;
+    // A keyed write: its stored answer names the subscriber until the erasure.
+    const keyed = await t.inject({
+      method: 'PUT',
+      url: `/v1/subscribers/${encodeURIComponent(SUBSCRIBER)}/playback-position`,
+      headers: { ...bearer(a.token), 'idempotency-key': 'erasure-keyed-write' },
+      payload: { novel_id: NOVEL, chapter_id: `${NOVEL}-ch1`, position_seconds: 30 },
+    });
+    expect(keyed.statusCode).toBeLessThan(300);
+    expect((await storedAnswersNaming(a.partnerId, SUBSCRIBER)).rows).toEqual([{ key: 'erasure-keyed-write' }]);
   });
 
   test('removes everything and counts it per kind', async () => {
@@ -282,6 +295,10 @@ describe('erasure', () => {
     // The walk looks where the data was: the other environment still holds it.
     const sandbox = await rowsHolding(a.partnerId, 'sandbox', SUBSCRIBER);
     expect(sandbox['novel_progress.subscriber_id']).toBe(1);
+  });
+
+  test('forgets the stored answers of keyed writes that named the subscriber', async () => {
+    expect((await storedAnswersNaming(a.partnerId, SUBSCRIBER)).rows).toEqual([]);
   });
 
   test('keeps the events in the feed at their sequence, nulled and marked erased', async () => {
