@@ -18,6 +18,7 @@ import {
   type TokenIssuer,
 } from '../modules/identity/index.js';
 import { KidsActivityImporter, KidsImportRejected } from '../modules/kids-engagement/index.js';
+import { PartnerErasureService, PartnerNameMismatch } from '../modules/offboarding/index.js';
 import { SecretRotationService } from '../modules/server-secret/index.js';
 import { SubscriberLogIds } from '../shared/crypto/subscriber-log-ids.js';
 import { SUBSCRIBER_ID_PATTERN, SUBSCRIBER_ID_RULE } from '../shared/identifiers.js';
@@ -113,6 +114,20 @@ export const COMMANDS: Record<string, Command> = {
       } catch (error) {
         if (error instanceof UnknownPartnerError) throw new UsageError(`no partner ${partnerId}`);
         if (error instanceof KidsImportRejected) throw new UsageError(error.message);
+        throw error;
+      }
+    },
+  }),
+  'partner:erase': command({
+    summary: '--partner ID --confirm NAME   offboard a partner: revoke its credentials at once, then delete every row of both environments',
+    options: { partner: false, confirm: false },
+    check: (args) => ({ partnerId: uuid(args, 'partner'), confirmName: required(args, 'confirm') }),
+    run: async (context, { partnerId, confirmName }) => {
+      try {
+        return await context.get(PartnerErasureService).erase(partnerId, confirmName);
+      } catch (error) {
+        if (error instanceof UnknownPartnerError) throw new UsageError(`no partner ${partnerId}`);
+        if (error instanceof PartnerNameMismatch) throw new UsageError(error.message);
         throw error;
       }
     },
