@@ -10,7 +10,7 @@ import { serviceEnvFor, startTestApp, type TestApp } from '../support/test-app.j
 /**
  * A measurement, not part of the suite (its name matches no test pattern): the figures of
  * docs/privacy.md section 5. Run it alone:
- *   NODE_OPTIONS=--experimental-vm-modules npx jest --testMatch '**/partner-erase.measure.ts' --testTimeout=1800000
+ *   NODE_OPTIONS=--experimental-vm-modules npx jest --testMatch '<rootDir>/test/operations/partner-erase.measure.ts' --testTimeout=1800000
  * A partner with 100 000 live subscribers is seeded in SQL (1.5 million rows with what the
  * triggers write), then another partner's playback and reading-progress reads run from
  * four loops for 30 s alone and again while `partner:erase` runs in a process of its own.
