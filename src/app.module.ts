@@ -12,6 +12,7 @@ import { IdempotencyModule } from './modules/idempotency/index.js';
 import { IdentityModule } from './modules/identity/index.js';
 import { KidsEngagementModule } from './modules/kids-engagement/index.js';
 import { MediaModule } from './modules/media/index.js';
+import { OffboardingModule } from './modules/offboarding/index.js';
 import { PlaybackModule } from './modules/playback/index.js';
 import { PrivacyModule } from './modules/privacy/index.js';
 import { ReadingModule } from './modules/reading/index.js';
@@ -55,6 +56,7 @@ export class AppModule {
         AudioModule,
         TestClocksModule,
         PrivacyModule,
+        OffboardingModule,
       ],
     };
   }

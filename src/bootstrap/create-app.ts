@@ -4,13 +4,14 @@ import { LogController, type FastifyError, type FastifyInstance, type FastifyRep
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Bindings, ChildLoggerOptions, Logger } from 'pino';
+import type { Bindings, ChildLoggerOptions, DestinationStream, Logger } from 'pino';
 import { AppModule } from '../app.module.js';
 import { HTTP_REQUEST_TIMEOUT_MS, type AppConfig } from '../config/app-config.js';
 import { createRootLogger, NestJsonLogger } from '../observability/logger.js';
 import { HttpMetrics } from '../observability/metrics.js';
 import { requestLogger } from '../observability/request-logger.js';
 import { parseTraceparent } from '../observability/trace-context.js';
+import { SubscriberLogIds } from '../shared/crypto/subscriber-log-ids.js';
 import { ApiError } from '../shared/errors/api-error.js';
 import { ShutdownSignal } from '../shared/shutdown-signal.js';
 import { AllExceptionsFilter } from '../shared/errors/all-exceptions.filter.js';
@@ -29,9 +30,10 @@ const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 /**
  * Builds the whole HTTP service (used by `main.ts` and by the tests): Fastify with its
  * limits and logger, the Nest modules, the error filter, validation, metrics and docs.
+ * Logs go to stdout unless a test passes a destination to read them.
  */
-export async function createApp(config: AppConfig, databaseUrl: string): Promise<NestFastifyApplication> {
-  const logger = createRootLogger(config.logLevel);
+export async function createApp(config: AppConfig, databaseUrl: string, logDestination?: DestinationStream): Promise<NestFastifyApplication> {
+  const logger = createRootLogger(config.logLevel, new SubscriberLogIds(config.serverSecret), logDestination);
   const adapter = new FastifyAdapter({
     // Fastify's own server lines ("Server listening at …", one per interface) would follow
     // the start banner: they are logged from warn up. Request lines keep LOG_LEVEL, since

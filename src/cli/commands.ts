@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config.js';
 import { migrationsAppliedBy } from '../database/migrate.js';
 import { CatalogImportService, ManifestError } from '../modules/catalog/index.js';
 import { EntitlementsService, INTERNAL_PLANS, isInternalPlan } from '../modules/entitlements/index.js';
@@ -18,8 +19,10 @@ import {
   type TokenIssuer,
 } from '../modules/identity/index.js';
 import { KidsActivityImporter, KidsImportRejected } from '../modules/kids-engagement/index.js';
+import { PartnerErasureService, PartnerNameMismatch } from '../modules/offboarding/index.js';
 import { erasureDocument, SubscriberDataService } from '../modules/privacy/index.js';
 import { SecretRotationService } from '../modules/server-secret/index.js';
+import { SubscriberLogIds } from '../shared/crypto/subscriber-log-ids.js';
 import { SUBSCRIBER_ID_PATTERN, SUBSCRIBER_ID_RULE } from '../shared/identifiers.js';
 import { nearest } from './nearest.js';
 
@@ -129,6 +132,35 @@ export const COMMANDS: Record<string, Command> = {
       if (!(await context.get(PartnerCredentialsService).partnerExists(tenant.partnerId))) throw new UsageError(`no partner ${tenant.partnerId}`);
       return erasureDocument(await context.get(SubscriberDataService).erase(tenant, subscriberId));
     },
+  }),
+  'partner:erase': command({
+    summary: '--partner ID --confirm NAME   offboard a partner: revoke its credentials at once, then delete every row of both environments',
+    options: { partner: false, confirm: false },
+    check: (args) => ({ partnerId: uuid(args, 'partner'), confirmName: required(args, 'confirm') }),
+    run: async (context, { partnerId, confirmName }) => {
+      try {
+        return await context.get(PartnerErasureService).erase(partnerId, confirmName);
+      } catch (error) {
+        if (error instanceof UnknownPartnerError) throw new UsageError(`no partner ${partnerId}`);
+        if (error instanceof PartnerNameMismatch) throw new UsageError(error.message);
+        throw error;
+      }
+    },
+  }),
+  'subscriber:log-id': command({
+    summary: '--partner ID --subscriber ID [--sandbox]   the name logs give this subscriber (sub_ and 16 hex characters)',
+    options: { partner: false, subscriber: false, sandbox: true },
+    check: (args) => {
+      const subscriberId = required(args, 'subscriber');
+      if (!SUBSCRIBER_ID_PATTERN.test(subscriberId)) throw new UsageError(`--subscriber must be ${SUBSCRIBER_ID_RULE}`);
+      return { partnerId: uuid(args, 'partner').toLowerCase(), subscriberId, environment: environmentOf(args) };
+    },
+    // No partner check: the logs of a partner since erased may still need reading.
+    run: async (context, { partnerId, subscriberId, environment }) => ({
+      partner_id: partnerId,
+      environment,
+      log_id: new SubscriberLogIds(context.get(AppConfig).serverSecret).of(partnerId, environment, subscriberId),
+    }),
   }),
   'keys:rotate': command({
     summary: '[--issuer platform|kids]   publish a new signing key (it signs after the activation delay)',

@@ -1,5 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
+import type { SubscriberLogIds } from '../shared/crypto/subscriber-log-ids.js';
+import { subscriberIdsHashed, type LoggedRequest } from './subscriber-log-redaction.js';
 
 /** Query parameters whose value is a secret, lowercase; compared with each name decoded. */
 const SECRET_QUERY_PARAMETERS = new Set(['client_secret', 'access_token', 'token', 'signature', 'sig', 'x-amz-signature', 'x-amz-credential']);
@@ -26,29 +28,40 @@ const percentDecoded = (text: string) => text.replace(/\+/g, ' ').replace(/%([0-
 
 /**
  * Structured JSON logs. Authorization headers, cookies and secret query values are
- * redacted; request bodies are never logged.
+ * redacted, subscriber ids in URLs hashed (ADR 0141); request bodies are never logged.
  */
-export function createRootLogger(level: string): Logger {
-  return pino({
-    level,
-    base: { service: 'partner-reading-listening-api' },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    // "info", not 30: log pipelines and people read the name without pino's number table.
-    formatters: { level: (label) => ({ level: label }) },
-    redact: {
-      paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', '*.client_secret', '*.access_token', 'client_secret', 'access_token'],
-      censor: '[REDACTED]',
+export function createRootLogger(level: string, subscriberLogIds: SubscriberLogIds, destination?: DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { service: 'partner-reading-listening-api' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      // "info", not 30: log pipelines and people read the name without pino's number table.
+      formatters: { level: (label) => ({ level: label }) },
+      redact: {
+        paths: [
+          'req.headers.authorization',
+          'req.headers.cookie',
+          'headers.authorization',
+          '*.client_secret',
+          '*.access_token',
+          'client_secret',
+          'access_token',
+        ],
+        censor: '[REDACTED]',
+      },
+      serializers: {
+        req: (req: LoggedRequest & { id?: unknown; method?: string; ip?: string }) => ({
+          id: req.id,
+          method: req.method,
+          url: redactUrl(subscriberIdsHashed(req, subscriberLogIds)),
+          remoteAddress: req.ip,
+        }),
+        res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+      },
     },
-    serializers: {
-      req: (req: { id?: unknown; method?: string; url?: string; ip?: string }) => ({
-        id: req.id,
-        method: req.method,
-        url: redactUrl(req.url ?? ''),
-        remoteAddress: req.ip,
-      }),
-      res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
-    },
-  });
+    destination,
+  );
 }
 
 /**

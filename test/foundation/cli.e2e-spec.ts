@@ -1,9 +1,11 @@
 import { execFile } from 'node:child_process';
 import pg from 'pg';
+import { SubscriberLogIds } from '../../src/shared/crypto/subscriber-log-ids.js';
 import { createTestDatabase } from '../support/test-database.js';
 import { buildOnce, runNode } from '../support/processes.js';
 
 /** The operations CLI as an operator runs it: one JSON document on stdout per command. */
+const CLI_SECRET = 'cli-test-secret-cli-test-secret-000';
 let databaseUrl: string;
 beforeAll(async () => {
   buildOnce();
@@ -11,7 +13,7 @@ beforeAll(async () => {
 });
 
 async function cli(...args: string[]): Promise<{ code: number | null; stdout: string; output: string }> {
-  const run = runNode('dist/src/cli.js', args, { DATABASE_URL: databaseUrl, SERVER_SECRET: 'cli-test-secret-cli-test-secret-000', LOG_LEVEL: 'silent' });
+  const run = runNode('dist/src/cli.js', args, { DATABASE_URL: databaseUrl, SERVER_SECRET: CLI_SECRET, LOG_LEVEL: 'silent' });
   let stdout = '';
   run.child.stdout!.on('data', (chunk) => (stdout += chunk));
   const code = await run.exit();
@@ -45,7 +47,19 @@ test('partner:create, credential:create, plan:map, credential:revoke, keys:rotat
   expect(JSON.parse((await cli('db:migrate')).stdout)).toMatchObject({ applied_now: [], schema: expect.arrayContaining(['Platform1763900000000']) });
 });
 
+test('subscriber:log-id prints the name the logs give a subscriber at that partner and environment', async () => {
+  const partnerId = '5b7c6a2e-0f4e-4c1a-9a57-3f1d2c3b4a59';
+  const live = JSON.parse((await cli('subscriber:log-id', '--partner', partnerId, '--subscriber', 'sub-42')).stdout);
+  const sandbox = JSON.parse((await cli('subscriber:log-id', '--partner', partnerId, '--subscriber', 'sub-42', '--sandbox')).stdout);
+  const logIds = new SubscriberLogIds(Buffer.from(CLI_SECRET, 'utf8'));
+  expect(live).toEqual({ partner_id: partnerId, environment: 'live', log_id: logIds.of(partnerId, 'live', 'sub-42') });
+  expect(sandbox).toEqual({ partner_id: partnerId, environment: 'sandbox', log_id: logIds.of(partnerId, 'sandbox', 'sub-42') });
+  expect(live.log_id).toMatch(/^sub_[0-9a-f]{16}$/);
+  expect(sandbox.log_id).not.toBe(live.log_id);
+});
+
 test.each([
+  [['subscriber:log-id', '--partner', '5b7c6a2e-0f4e-4c1a-9a57-3f1d2c3b4a59', '--subscriber', 'a b'], '--subscriber must be 1 to 128 characters'],
   [['partner:create'], '--name is required'],
   [['partner:create', '--name', 'x', '--scopes', 'everything'], 'unknown scopes: everything'],
   [['credential:create', '--partner', 'not-a-uuid'], 'UUID'],

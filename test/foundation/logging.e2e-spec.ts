@@ -71,6 +71,9 @@ test('request logs are structured and free of secrets and tokens', async () => {
     trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
     parent_span_id: '00f067aa0ba902b7',
   });
+  // The subscriber id in the path is logged as its keyed hash (DECISIONS 29).
+  expect(requestLines[0].req.url).toMatch(/^\/platform\/v1\/subscriber\/sub_[0-9a-f]{16}\/status$/);
+  expect(output).not.toContain('/subscriber/s1/');
   // An invalid traceparent (all-zero trace id) is ignored, not refused.
   const untraced = output
     .split('\n')

@@ -194,7 +194,7 @@ describe('export', () => {
     expect(novel).toMatchObject({ novel_id: NOVEL, choice_id: 'stay', progress: { current_chapter: 1 } });
     expect(novel.finished_at).not.toBeNull();
     expect(Object.keys(novel)).toEqual(['novel_id', 'started_at', 'finished_at', 'choice_id', 'chapters_read', 'progress']);
-    // Three seeded readings last month, then the chapter text now (listening to it the same day adds none: ADR 0114).
+    // Three seeded readings last month, then the chapter text now (listening to it the same day adds none: ADR 0123).
     expect(novel.chapters_read.map((c: { kind: string }) => c.kind)).toEqual(['text', 'text', 'text', 'text']);
     expect(document.playback_positions).toEqual([expect.objectContaining({ novel_id: NOVEL, chapter_number: 1, position_seconds: 12 })]);
     expect(document.stream_urls).toEqual([expect.objectContaining({ novel_id: NOVEL, chapter_number: 1, client_id: a.clientId })]);

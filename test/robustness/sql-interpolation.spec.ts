@@ -115,6 +115,10 @@ const REVIEWED: Record<string, string[]> = {
     "SUMMARY_COLUMNS.join(', ')",
   ],
   'src/modules/entitlements/infrastructure/typeorm-entitlement.repository.ts': ["daySummaryBase('$5::timestamptz')"],
+  // The two rollup tables, from a constant list.
+  'src/modules/analytics/infrastructure/pg-rollup-retention.repository.ts': ['table', 'table'],
+  // Table names read from the catalog, quoted by format('%I') in the query that lists them.
+  'src/modules/offboarding/infrastructure/pg-partner-rows.repository.ts': ['relation', 'relation'],
   // Trigger bodies and triggers from constant column lists, measures and conditions.
   'src/database/migrations/1764100300000-engagement-day-counts.ts': [
     "countFunction('engagement_count_activity_days', activityDayDeltas)",

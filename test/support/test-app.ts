@@ -3,6 +3,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DestinationStream } from 'pino';
 import { createApp } from '../../src/bootstrap/create-app.js';
 import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
 import { PartnerCredentialsService, type IssuedCredential, type Scope } from '../../src/modules/identity/index.js';
@@ -33,7 +34,7 @@ export interface TestApp {
 }
 
 /** The real service (real HTTP stack, real PostgreSQL) on a database of its own. */
-export async function startTestApp(env: Record<string, string> = {}, databaseUrl?: string): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, databaseUrl?: string, logDestination?: DestinationStream): Promise<TestApp> {
   const url = databaseUrl ?? (await createTestDatabase());
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -48,7 +49,7 @@ export async function startTestApp(env: Record<string, string> = {}, databaseUrl
     ...GENEROUS_LIMITS,
     ...env,
   });
-  const app = await createApp(config, url);
+  const app = await createApp(config, url, logDestination);
   const credentials = app.get(PartnerCredentialsService);
   const testApp: TestApp = {
     app,

@@ -1,8 +1,11 @@
 import { Module } from '@nestjs/common';
 import { EngagementReportService } from './application/engagement-report.service.js';
+import { RollupRetentionJob } from './application/rollup-retention.job.js';
 import { EngagementRepository } from './domain/engagement.repository.js';
+import { RollupRetentionRepository } from './domain/rollup-retention.repository.js';
 import { AnalyticsController } from './http/analytics.controller.js';
 import { PgEngagementRepository } from './infrastructure/pg-engagement.repository.js';
+import { PgRollupRetentionRepository } from './infrastructure/pg-rollup-retention.repository.js';
 import { ENGAGEMENT_DAY_COUNTS } from './infrastructure/analytics.entities.js';
 import { ANALYTICS_EXEMPT_COLUMNS, AnalyticsSubscriberData } from './infrastructure/analytics.subscriber-data.js';
 import { subscriberData } from '../../shared/persistence/subscriber-rows.js';
@@ -13,8 +16,10 @@ import { subscriberData } from '../../shared/persistence/subscriber-rows.js';
     ...subscriberData(AnalyticsSubscriberData),
     ...ANALYTICS_EXEMPT_COLUMNS,
     { provide: EngagementRepository, useClass: PgEngagementRepository },
+    { provide: RollupRetentionRepository, useClass: PgRollupRetentionRepository },
     ENGAGEMENT_DAY_COUNTS,
     EngagementReportService,
+    RollupRetentionJob,
   ],
 })
 export class AnalyticsModule {}

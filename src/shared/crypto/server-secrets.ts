@@ -122,7 +122,8 @@ function deriveKeys(secret: Buffer): DerivedKeys {
   };
 }
 
-function derive(secret: Buffer, purpose: string): Buffer {
+/** A key for one purpose, from a root secret: a distinct label gives an unrelated key. */
+export function derive(secret: Buffer, purpose: string): Buffer {
   return Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), purpose, 32));
 }
 

@@ -50,6 +50,11 @@ export class PartnerCredentialsService {
     return this.credentials.revoke(clientId, new Date());
   }
 
+  /** Offboarding: every credential of the partner stops on every replica at commit (ADR 0113). */
+  revokeAllOf(partnerId: string): Promise<string[]> {
+    return this.credentials.revokeAllOf(partnerId, new Date());
+  }
+
   /**
    * The credential, if the id exists, is not revoked and the secret matches. A secret
    * hashed under the root secret being rotated away from is hashed again under the writing

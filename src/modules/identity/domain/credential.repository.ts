@@ -30,4 +30,6 @@ export abstract class CredentialRepository {
   abstract isActive(clientId: string): Promise<boolean>;
   /** Returns false when no such credential exists; every process sees the revocation at commit. */
   abstract revoke(clientId: string, at: Date): Promise<boolean>;
+  /** Revokes every credential of the partner, both environments, as `revoke` does one; their client ids. */
+  abstract revokeAllOf(partnerId: string, at: Date): Promise<string[]>;
 }

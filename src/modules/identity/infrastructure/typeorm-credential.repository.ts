@@ -90,4 +90,14 @@ export class TypeOrmCredentialRepository extends CredentialRepository {
     this.statuses.invalidate(clientId);
     return rows.length > 0;
   }
+
+  async revokeAllOf(partnerId: string, at: Date): Promise<string[]> {
+    const rows = await this.db.query<{ client_id: string }>(
+      `WITH revoked AS (UPDATE credentials SET revoked_at = COALESCE(revoked_at, $2) WHERE partner_id = $1 RETURNING client_id)
+       SELECT client_id, pg_notify($3, client_id) FROM revoked`,
+      [partnerId, at, CREDENTIAL_CHANNEL],
+    );
+    for (const { client_id } of rows) this.statuses.invalidate(client_id);
+    return rows.map((row) => row.client_id);
+  }
 }
