@@ -3,15 +3,19 @@ import { SubscriberDataRegistry } from '../tenancy/subscriber-data.js';
 import type { Tenant } from '../tenancy/tenant.js';
 import { Db } from './db.js';
 
-/** Rows are a subscriber's when these columns name it: every subscriber-keyed table has them, first in its key. */
-const SUBSCRIBER_KEY = 'partner_id = $1 AND environment = $2 AND subscriber_id = $3';
+/**
+ * Rows are a subscriber's when these columns name it: every subscriber-keyed table has them,
+ * first in its key (the subscriber's column is `subscriber_id` unless the table names it otherwise).
+ */
+const subscriberKey = (column: string) => `partner_id = $1 AND environment = $2 AND ${column} = $3`;
 
 /**
  * A module's provider that registers its subscriber-keyed tables with the
  * SubscriberDataRegistry at start: listed once, in the module that owns them.
- * `tables` are constants of the owning module, never input.
+ * `tables` and `subscriberColumn` are constants of the owning module, never input.
  */
-export function subscriberRows(name: string, tables: readonly string[]): FactoryProvider {
+export function subscriberRows(name: string, tables: readonly string[], subscriberColumn = 'subscriber_id'): FactoryProvider {
+  const SUBSCRIBER_KEY = subscriberKey(subscriberColumn);
   return {
     provide: `subscriber-rows:${name}`,
     inject: [SubscriberDataRegistry, Db],
