@@ -171,7 +171,12 @@ describe('months whose figures are fixed', () => {
   it('are replaced with the data after the import under --restate', async () => {
     const owner = await partnerWithOctober();
     const before = await october(owner);
-    const restated = await runCli([fileWith('late.ndjson', [session(2, { occurred_at: '2026-10-21T10:00:00Z', minutes: 300 })]), '--partner', owner.partner_id, '--restate']);
+    const restated = await runCli([
+      fileWith('late.ndjson', [session(2, { occurred_at: '2026-10-21T10:00:00Z', minutes: 300 })]),
+      '--partner',
+      owner.partner_id,
+      '--restate',
+    ]);
     expect(restated).toMatchObject({ environment: 'live', inserted: 1, restated_months: ['2026-10'] });
     const after = await october(owner);
     expect(after).toMatchObject({ active_accounts: 30, avg_minutes_per_active_account: 20, suppressed: false }); // (300 + 300) / 30

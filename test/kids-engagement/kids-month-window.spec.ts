@@ -1,5 +1,5 @@
 import { DomainError } from '../../src/shared/errors/domain-error.js';
-import { kidsMonthWindow, settledAt } from '../../src/modules/kids-engagement/domain/kids-month-window.js';
+import { kidsMonthWindow, settledAt } from '../../src/modules/kids-engagement/application/kids-month-window.js';
 
 /** DECISIONS 15: whole UTC calendar months, at most 12, each ended 72 hours before the request. */
 const NOW = new Date('2026-11-28T12:00:00Z');
@@ -50,9 +50,7 @@ describe("the children's window", () => {
   });
 
   it('refuses an end before the start, proposing the months between them', () => {
-    expect(refusal('2026-10-31', '2026-09-01')).toBe(
-      'period_end must not be before period_start: use period_start=2026-09-01&period_end=2026-10-31.',
-    );
+    expect(refusal('2026-10-31', '2026-09-01')).toBe('period_end must not be before period_start: use period_start=2026-09-01&period_end=2026-10-31.');
   });
 
   it('says when a proposed window that is not settled yet can be asked', () => {

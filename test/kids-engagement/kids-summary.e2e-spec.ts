@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import type { IssuedCredential } from '../../src/modules/identity/index.js';
 import { KidsMonthFiguresService } from '../../src/modules/kids-engagement/application/kids-month-figures.service.js';
-import { oneMonthWindow } from '../../src/modules/kids-engagement/domain/kids-month-window.js';
+import { oneMonthWindow } from '../../src/modules/kids-engagement/application/kids-month-window.js';
 import { KidsActivityImporter } from '../../src/modules/kids-engagement/index.js';
 import { bearer, useTestApp } from '../support/test-app.js';
 import { kidsServiceToken } from '../support/tokens.js';
@@ -173,9 +173,17 @@ describe('month by month', () => {
 
     for (const credential of [partner, other]) {
       const token = await t.token(credential);
-      expect((await summary(token, both)).json()).toMatchObject({ active_accounts: null, stories_completed: null, avg_minutes_per_active_account: null, suppressed: true });
+      expect((await summary(token, both)).json()).toMatchObject({
+        active_accounts: null,
+        stories_completed: null,
+        avg_minutes_per_active_account: null,
+        suppressed: true,
+      });
     }
-    expect((await summary(await t.token(other), 'period_start=2026-09-01&period_end=2026-09-30')).json()).toMatchObject({ active_accounts: 30, suppressed: false });
+    expect((await summary(await t.token(other), 'period_start=2026-09-01&period_end=2026-09-30')).json()).toMatchObject({
+      active_accounts: 30,
+      suppressed: false,
+    });
   });
 
   it('sums stories and minutes over the months and counts each entitled account once', async () => {
@@ -340,7 +348,10 @@ describe('period', () => {
   });
 
   it('refuses a window that is not whole months, naming the nearest one', async () => {
-    await expectInvalidRequest('period_start=2026-09-01&period_end=2026-10-30', /whole UTC calendar months.*: use period_start=2026-09-01&period_end=2026-10-31\.$/);
+    await expectInvalidRequest(
+      'period_start=2026-09-01&period_end=2026-10-30',
+      /whole UTC calendar months.*: use period_start=2026-09-01&period_end=2026-10-31\.$/,
+    );
     await expectInvalidRequest('period_start=2026-10-02&period_end=2026-10-31', /use period_start=2026-10-01&period_end=2026-10-31\.$/);
   });
 

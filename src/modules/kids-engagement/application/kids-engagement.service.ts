@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { kidsEngagementSummary, type KidsEngagementSummary } from '../domain/kids-engagement-summary.js';
-import type { KidsMonthWindow } from '../domain/kids-month-window.js';
+import type { KidsMonthWindow } from './kids-month-window.js';
 import { KidsMonthFiguresService } from './kids-month-figures.service.js';
 
 /** The children's engagement summary (contract 4.3, DECISIONS 15). */

@@ -6,7 +6,7 @@ import { EntitlementsService } from '../../entitlements/index.js';
 import { KidsActivityRepository } from '../domain/kids-activity.repository.js';
 import { MIN_SAMPLE_THRESHOLD, type KidsEngagementMeasures, type KidsMonthFigures } from '../domain/kids-engagement-summary.js';
 import { KidsMonthFiguresRepository } from '../domain/kids-month-figures.repository.js';
-import { MAX_WINDOW_MONTHS, monthsBefore, oneMonthWindow } from '../domain/kids-month-window.js';
+import { MAX_WINDOW_MONTHS, monthsBefore, oneMonthWindow } from './kids-month-window.js';
 
 /** No figure exists before the first calendar date PostgreSQL stores (reporting-window.ts). */
 const FIRST_MONTH = '0001-01-01';

@@ -101,7 +101,7 @@ export class KidsImportIntoFixedMonths extends Error {
     const named = months.map((month) => month.slice(0, 7)).join(', ');
     super(
       `nothing was imported: the file has sessions in ${named}, whose figures are fixed (an answer covered them); ` +
-        'pass --restate to replace those months\' figures with the data after this import',
+        "pass --restate to replace those months' figures with the data after this import",
     );
     this.name = 'KidsImportIntoFixedMonths';
   }

@@ -5,7 +5,7 @@ import { kidsPath } from '../../../shared/http/surfaces.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentTenant, RequireScopes } from '../../identity/index.js';
 import { KidsEngagementService } from '../application/kids-engagement.service.js';
-import { kidsMonthWindow } from '../domain/kids-month-window.js';
+import { kidsMonthWindow } from '../application/kids-month-window.js';
 import { KidsEngagementSummaryDto, kidsEngagementSummaryDto, KidsSummaryQueryDto } from './kids-engagement.dto.js';
 
 @ApiTags('Children: engagement')

@@ -47,7 +47,8 @@ export class KidsEngagementSummaryDto {
   avg_minutes_per_active_account: number | null;
   @ApiProperty({ type: 'integer', example: 30 }) min_sample_threshold: number;
   @ApiProperty({
-    description: 'true when the numeric fields are null because a month of the period had fewer than min_sample_threshold entitled accounts, or accounts with activity.',
+    description:
+      'true when the numeric fields are null because a month of the period had fewer than min_sample_threshold entitled accounts, or accounts with activity.',
   })
   suppressed: boolean;
   @ApiProperty({ format: 'date-time', description: 'When the figures of the newest month of the period were fixed; the same for every repeat of the request.' })

@@ -38,9 +38,6 @@ export const settledAt = (month: string): Date =>
 /** The first day (YYYY-MM-01) of the month `back` months before `month`. */
 export const monthsBefore = (month: string, back: number): string => isoDate(firstInstant(monthIndex(new Date(`${month}T00:00:00Z`)) - back));
 
-/** The month (YYYY-MM-01) holding an instant. */
-export const monthOf = (instant: Date): string => isoDate(firstInstant(monthIndex(instant)));
-
 function monthWindow(first: MonthIndex, last: MonthIndex): KidsMonthWindow {
   const months = Array.from({ length: last - first + 1 }, (_, i) => isoDate(firstInstant(first + i)));
   return { start: months[0], end: isoDate(lastDay(last)), from: firstInstant(first), until: firstInstant(last + 1), months };
@@ -65,7 +62,7 @@ function daysApart(start: Date, end: Date, window: KidsMonthWindow): number {
  * The whole-month window of at most 12 months closest to the days asked (fewest days added
  * or dropped), the more recent one on a tie: what an error proposes instead.
  */
-export function nearestMonthWindow(start: Date, end: Date): KidsMonthWindow {
+function nearestMonthWindow(start: Date, end: Date): KidsMonthWindow {
   const [first, last] = start <= end ? [start, end] : [end, start];
   const lastMonths = [monthIndex(last), monthIndex(last) - 1];
   const candidates = lastMonths.flatMap((lastMonth) =>
@@ -74,9 +71,7 @@ export function nearestMonthWindow(start: Date, end: Date): KidsMonthWindow {
       .map((firstMonth) => monthWindow(firstMonth, lastMonth)),
   );
   const distance = (window: KidsMonthWindow) => daysApart(first, last, window);
-  return candidates.reduce((best, next) =>
-    distance(next) < distance(best) || (distance(next) === distance(best) && next.until > best.until) ? next : best,
-  );
+  return candidates.reduce((best, next) => (distance(next) < distance(best) || (distance(next) === distance(best) && next.until > best.until) ? next : best));
 }
 
 const useInstead = (window: KidsMonthWindow) => `use period_start=${window.start}&period_end=${window.end}`;
