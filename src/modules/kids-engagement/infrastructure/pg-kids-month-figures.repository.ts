@@ -4,10 +4,6 @@ import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import type { KidsMonthFigures } from '../domain/kids-engagement-summary.js';
 import { KidsMonthFiguresRepository } from '../domain/kids-month-figures.repository.js';
 
-const COLUMNS = `to_char(month, 'YYYY-MM-DD') AS month, active_accounts_over_months AS "activeAccountsOverMonths",
-  accounts_with_activity AS "accountsWithActivity", stories_completed AS "storiesCompleted",
-  minutes_read::float8 AS "minutesRead", fixed_at AS "fixedAt"`;
-
 const figuresRow = (tenant: Tenant, figures: Omit<KidsMonthFigures, 'fixedAt'>) => [
   tenant.partnerId,
   tenant.environment,
@@ -31,7 +27,10 @@ export class PgKidsMonthFiguresRepository extends KidsMonthFiguresRepository {
   fixed(tenant: Tenant, months: readonly string[]): Promise<KidsMonthFigures[]> {
     // The primary, never the standby: a month another replica fixed a moment ago must be seen.
     return this.db.query<KidsMonthFigures>(
-      `SELECT ${COLUMNS} FROM kids_fixed_months WHERE partner_id = $1 AND environment = $2 AND month = ANY ($3::date[]) ORDER BY month`,
+      `SELECT to_char(month, 'YYYY-MM-DD') AS month, active_accounts_over_months AS "activeAccountsOverMonths",
+              accounts_with_activity AS "accountsWithActivity", stories_completed AS "storiesCompleted",
+              minutes_read::float8 AS "minutesRead", fixed_at AS "fixedAt"
+         FROM kids_fixed_months WHERE partner_id = $1 AND environment = $2 AND month = ANY ($3::date[]) ORDER BY month`,
       [tenant.partnerId, tenant.environment, months],
     );
   }
@@ -50,7 +49,8 @@ export class PgKidsMonthFiguresRepository extends KidsMonthFiguresRepository {
   }
 
   async holdAgainstImports(tenant: Tenant, mode: 'fixing' | 'importing'): Promise<void> {
-    const lock = mode === 'importing' ? 'pg_advisory_xact_lock' : 'pg_advisory_xact_lock_shared';
-    await this.db.query(`SELECT ${lock}(hashtextextended($1, 0))`, [`kids_fixed_months:${tenant.partnerId}:${tenant.environment}`]);
+    const key = [`kids_fixed_months:${tenant.partnerId}:${tenant.environment}`];
+    if (mode === 'importing') await this.db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', key);
+    else await this.db.query('SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))', key);
   }
 }
