@@ -187,6 +187,30 @@ describe('months whose figures are fixed', () => {
     ).toMatchObject({ restated_months: [] });
   });
 
+  it('are not fixed while an import is under way: the first answer waits for it and counts its sessions', async () => {
+    const owner = await partnerWithOctober();
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    async function* slowFile() {
+      yield session(2, { occurred_at: '2026-10-21T10:00:00Z', minutes: 150 });
+      await gate;
+      yield session(3, { occurred_at: '2026-10-22T10:00:00Z', minutes: 150 });
+    }
+    const importing = t.app.get(KidsActivityImporter).import(owner.partner_id, slowFile());
+    const answering = october(owner);
+    const waitingForLock = async () =>
+      (
+        await db.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND query LIKE '%pg_advisory_xact_lock_shared%'`,
+        )
+      )[0].n > 0;
+    for (let tries = 0; tries < 200 && !(await waitingForLock()); tries++) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(await waitingForLock()).toBe(true);
+    release();
+    await expect(importing).resolves.toMatchObject({ inserted: 2, restated: [] });
+    expect(await answering).toMatchObject({ avg_minutes_per_active_account: 20, suppressed: false }); // (300 + 150 + 150) / 30
+  });
+
   it('hold for sandbox sessions, which --sandbox loads and which feed the sandbox summary only', async () => {
     const owner = await partnerWithOctober('sandbox');
     expect(await db.query('SELECT DISTINCT environment FROM kids_activity WHERE partner_id = $1', [owner.partner_id])).toEqual([{ environment: 'sandbox' }]);
