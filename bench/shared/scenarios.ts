@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { SETTLEMENT_HOURS } from '../../src/modules/kids-engagement/application/kids-month-window.js';
 import type { BenchCredential, ReaderSample, SeededData } from './seed.js';
 
 /** One request as autocannon sends it. */
@@ -164,7 +165,8 @@ export const SCENARIOS: readonly Scenario[] = [
     label: 'GET /kids/v1/engagement/summary',
     connections: 4,
     singleClientRequests: 30,
-    request: (i, r) => get(`/kids/v1/engagement/summary?period_start=${r.period.start}&period_end=${r.period.end}`, bearer(r, i)),
+    // Whole settled months only (DECISIONS 15): the first request fixes the month, the rest read it.
+    request: (i, r) => get(`/kids/v1/engagement/summary?${latestSettledMonth()}`, bearer(r, i)),
   },
   {
     key: 'billing',
@@ -175,3 +177,13 @@ export const SCENARIOS: readonly Scenario[] = [
     request: (i, r) => get(`/platform/v1/billing-usage?product=${i % 2 ? 'audioapp' : 'textapp'}&period=${r.period.end.slice(0, 7)}`, bearer(r, i)),
   },
 ];
+
+/**
+ * The children's window of the latest month that ended SETTLEMENT_HOURS ago: within the
+ * seed's ACTIVITY_DAYS of sessions.
+ */
+function latestSettledMonth(now = new Date()): string {
+  const settled = new Date(now.getTime() - SETTLEMENT_HOURS * 3_600_000);
+  const day = (year: number, month: number, date: number) => new Date(Date.UTC(year, month, date)).toISOString().slice(0, 10);
+  return `period_start=${day(settled.getUTCFullYear(), settled.getUTCMonth() - 1, 1)}&period_end=${day(settled.getUTCFullYear(), settled.getUTCMonth(), 0)}`;
+}

@@ -18,7 +18,7 @@ import {
   type Scope,
   type TokenIssuer,
 } from '../modules/identity/index.js';
-import { KidsActivityImporter, KidsImportRejected } from '../modules/kids-engagement/index.js';
+import { KidsActivityImporter, KidsImportIntoFixedMonths, KidsImportRejected } from '../modules/kids-engagement/index.js';
 import { PartnerErasureService, PartnerNameMismatch } from '../modules/offboarding/index.js';
 import { erasureDocument, SubscriberDataService } from '../modules/privacy/index.js';
 import { SecretRotationService } from '../modules/server-secret/index.js';
@@ -106,16 +106,22 @@ export const COMMANDS: Record<string, Command> = {
     },
   }),
   'kids:import': command({
-    summary: "FILE --partner ID   load children's reading sessions (NDJSON) into the partner's live data, all or nothing",
-    options: { partner: false },
-    check: async (args) => ({ partnerId: uuid(args, 'partner'), file: await readableFile(args, 'NDJSON FILE') }),
-    run: async (context, { partnerId, file }) => {
+    summary:
+      "FILE --partner ID [--sandbox] [--restate]   load children's reading sessions (NDJSON), all or nothing; a file with sessions in a month whose figures are fixed is refused unless --restate replaces them",
+    options: { partner: false, sandbox: true, restate: true },
+    check: async (args) => ({
+      partnerId: uuid(args, 'partner'),
+      file: await readableFile(args, 'NDJSON FILE'),
+      environment: environmentOf(args),
+      restate: args.flags.restate === true,
+    }),
+    run: async (context, { partnerId, file, environment, restate }) => {
       try {
-        const result = await context.get(KidsActivityImporter).import(partnerId, linesOf(file));
-        return { partner_id: partnerId, environment: 'live', file, ...result };
+        const { restated, ...result } = await context.get(KidsActivityImporter).import(partnerId, linesOf(file), { environment, restate });
+        return { partner_id: partnerId, environment, file, ...result, ...(restate && { restated_months: restated.map((month) => month.slice(0, 7)) }) };
       } catch (error) {
         if (error instanceof UnknownPartnerError) throw new UsageError(`no partner ${partnerId}`);
-        if (error instanceof KidsImportRejected) throw new UsageError(error.message);
+        if (error instanceof KidsImportRejected || error instanceof KidsImportIntoFixedMonths) throw new UsageError(error.message);
         throw error;
       }
     },

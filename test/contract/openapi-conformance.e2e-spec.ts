@@ -269,6 +269,23 @@ const HOOKS: { name: string; apply(operation: Operation, request: FuzzRequest): 
     },
   },
   {
+    // The children's summary: "whole UTC calendar months (at most 12), each ended at least 72
+    // hours ago" (after the hook above): each end moved out to its month's edge, the end
+    // back to the latest settled month, the start to at most 11 months before it.
+    name: "children's period: whole settled months, at most 12",
+    apply(operation, request) {
+      const { period_start: start, period_end: end } = request.query;
+      if (operation.path !== '/kids/v1/engagement/summary' || !start || !end) return request;
+      const monthOf = (day: string) => Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, 1);
+      const settled = new Date(NOW.getTime() - 72 * 3600_000);
+      const lastSettled = Date.UTC(settled.getUTCFullYear(), settled.getUTCMonth() - 1, 1);
+      const last = new Date(Math.min(monthOf(end), lastSettled));
+      const first = new Date(Math.max(Math.min(monthOf(start), last.getTime()), Date.UTC(last.getUTCFullYear(), last.getUTCMonth() - 11, 1)));
+      const lastDay = new Date(Date.UTC(last.getUTCFullYear(), last.getUTCMonth() + 1, 0));
+      return { ...request, query: { ...request.query, period_start: isoDay(first), period_end: isoDay(lastDay) } };
+    },
+  },
+  {
     // billing-usage: period is "a UTC month that has begun" (relative to now).
     name: 'period not after the current month',
     apply(_operation, request) {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
 import { windowBetween, type ReportingWindow } from '../../src/modules/analytics/domain/reporting-window.js';
-import { KidsEngagementService } from '../../src/modules/kids-engagement/application/kids-engagement.service.js';
+import { KidsMonthFiguresService } from '../../src/modules/kids-engagement/application/kids-month-figures.service.js';
 import { KidsActivityImporter } from '../../src/modules/kids-engagement/index.js';
 import { SignedCountFolding } from '../../src/shared/persistence/signed-counts.js';
 import type { Tenant } from '../../src/shared/tenancy/tenant.js';
@@ -235,9 +235,8 @@ async function apply(run: Run, s: Step): Promise<void> {
   } else if (s.kind === 'write') {
     await write(run, s);
   } else if (s.kind === 'erase') {
-    // What the subscriber-data registry erases: the entitlement tables. kids_activity is not
-    // registered (its column is account_id); `activity` deletes it too, as an erasure would
-    // if it were, and as any other deletion of sessions does.
+    // What the subscriber-data registry erases: the entitlement tables, and kids_activity when
+    // `activity` (as a test clock's clean slate does in the sandbox, or any deletion of sessions).
     const who = [run.tenant.partnerId, SESSION_ACCOUNTS[s.account]];
     for (const table of ['entitlements', 'entitlement_history']) {
       await db.query(`DELETE FROM ${table} WHERE partner_id = $1 AND environment = 'live' AND subscriber_id = $2`, who);
@@ -303,9 +302,9 @@ async function scanned(tenant: Tenant, window: ReportingWindow): Promise<Measure
   return row;
 }
 
-/** The system under test (KidsEngagementService is not in the module's door: imported from its file). */
+/** The system under test: a month's figures before they are fixed (KidsMonthFiguresService is not in the module's door: imported from its file). */
 function measured(tenant: Tenant, window: ReportingWindow): Promise<Measures> {
-  return t.app.get(KidsEngagementService).measures(tenant, window);
+  return t.app.get(KidsMonthFiguresService).measures(tenant, window);
 }
 
 /** The windows whose measures differ from the scan's (accounts with activity: exact below the threshold, reached above). */

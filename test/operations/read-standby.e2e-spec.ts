@@ -1,6 +1,8 @@
 import pg from 'pg';
 import { createDatabaseIfMissing } from '../../src/database/database-location.js';
+import { Db } from '../../src/shared/persistence/db.js';
 import { ReportingDb, STANDBY_STALENESS_BOUND_MS } from '../../src/shared/persistence/reporting-db.js';
+import { UnitOfWork } from '../../src/shared/persistence/unit-of-work.js';
 import { clusterRoot, removeRoot, restoreCopy, startPrimary, startStandby, type Cluster } from '../support/clusters.js';
 import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -65,6 +67,17 @@ it("reads billing history on the standby once it has caught up, with the primary
     return reads().standby > before && figure === 1;
   }, 10_000);
   expect(onStandby).toBe(true);
+});
+
+it('reads inside a unit of work on the primary, in its transaction, while the standby is fresh (a children’s month being fixed)', async () => {
+  const reporting = app.app.get(ReportingDb);
+  const applicationName = async () => (await reporting.query<{ name: string }>(`SELECT current_setting('application_name') AS name`))[0].name;
+  expect(await eventually(async () => (await applicationName()) === 'partner-reading-listening-api:reports', 10_000)).toBe(true);
+  const inTransaction = await app.app.get(UnitOfWork).run(async () => {
+    await app.app.get(Db).query(`SET LOCAL application_name = 'fixing-a-month'`);
+    return applicationName();
+  });
+  expect(inTransaction).toBe('fixing-a-month');
 });
 
 it('reads on the primary while the standby lags more than the bound, so no answer is staler than that', async () => {

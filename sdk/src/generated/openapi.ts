@@ -579,7 +579,7 @@ export interface paths {
         };
         /**
          * Children's engagement aggregated over the partner's whole account base
-         * @description Accepts a children’s service token or a platform token carrying kidsapp:engagement:read. Under 30 active accounts every figure is null and suppressed is true. Never a row per account or child.
+         * @description Accepts a children’s service token or a platform token carrying kidsapp:engagement:read. The period is whole UTC calendar months (at most 12), each ended at least 72 hours ago. When any month of the period alone has fewer than 30 entitled accounts or fewer than 30 accounts with activity, every figure is null and suppressed is true. A month’s figures are fixed the first time an answer covers it: the same request always gets the same answer. Never a row per account or child.
          */
         get: operations["getKidsEngagementSummary"];
         put?: never;
@@ -1596,9 +1596,12 @@ export interface components {
             avg_minutes_per_active_account: number | null;
             /** @example 30 */
             min_sample_threshold: number;
-            /** @description true when the numeric fields are null because active_accounts is below min_sample_threshold. */
+            /** @description true when the numeric fields are null because a month of the period had fewer than min_sample_threshold entitled accounts, or accounts with activity. */
             suppressed: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the figures of the newest month of the period were fixed; the same for every repeat of the request.
+             */
             generated_at: string;
         };
         CreateWebhookEndpointDto: {
@@ -5944,9 +5947,9 @@ export interface operations {
     getKidsEngagementSummary: {
         parameters: {
             query: {
-                /** @description First UTC day of the period, included. For example `2026-11-01`. */
+                /** @description The first day of a UTC calendar month: the period starts with that month. For example `2026-09-01`. */
                 period_start: string;
-                /** @description Last UTC day of the period, included; at most 366 days counting both ends. For example `2026-11-30`. */
+                /** @description The last day of the same or a later UTC calendar month, at most 12 months in all; that month must have ended at least 72 hours before the request. For example `2026-10-31`. */
                 period_end: string;
             };
             header?: never;
@@ -5967,7 +5970,7 @@ export interface operations {
                     "application/json": components["schemas"]["KidsEngagementSummaryDto"];
                 };
             };
-            /** @description invalid_request: a period date missing or not YYYY-MM-DD, period_end before period_start, more than 366 days, or any other query parameter */
+            /** @description invalid_request: a period date missing or not YYYY-MM-DD, any other query parameter, a period that is not whole months (at most 12) or whose end is before its start (the description names the nearest accepted period, e.g. "use period_start=2026-09-01&period_end=2026-10-31"), or a month not yet settled (the description gives the RFC 3339 instant from which it can be asked) */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -5977,7 +5980,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "A period date missing or not YYYY-MM-DD, period_end before period_start, more than 366 days, or any other query parameter."
+                     *       "error_description": "A period date missing or not YYYY-MM-DD, any other query parameter, a period that is not whole months (at most 12) or whose end is before its start (the description names the nearest accepted period, e.g. \"use period_start=2026-09-01&period_end=2026-10-31\"), or a month not yet settled (the description gives the RFC 3339 instant from which it can be asked)."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];

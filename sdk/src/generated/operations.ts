@@ -356,8 +356,11 @@ export abstract class GeneratedOperations<E extends Environment = Environment> {
   /**
    * Children's engagement aggregated over the partner's whole account base.
    *
-   * Accepts a children’s service token or a platform token carrying kidsapp:engagement:read. Under 30
-   * active accounts every figure is null and suppressed is true. Never a row per account or child.
+   * Accepts a children’s service token or a platform token carrying kidsapp:engagement:read. The period
+   * is whole UTC calendar months (at most 12), each ended at least 72 hours ago. When any month of the
+   * period alone has fewer than 30 entitled accounts or fewer than 30 accounts with activity, every
+   * figure is null and suppressed is true. A month’s figures are fixed the first time an answer covers
+   * it: the same request always gets the same answer. Never a row per account or child.
    *
    * `GET /kids/v1/engagement/summary`.
    *

@@ -9,7 +9,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * one partition from MINVALUE to the start of the month after its newest row (or after the
  * current month), and the months after it get a partition each, up to three ahead. The
  * partition maintenance job keeps creating months ahead from there and drops the ones past
- * retention. No DEFAULT partition (ADR 0101).
+ * retention. No DEFAULT partition (ADR 0100).
  *
  * The reading rollup trigger moves to the partitioned parent: PostgreSQL (13 and later) fires
  * a statement-level trigger with a transition table on the root for inserts routed into any

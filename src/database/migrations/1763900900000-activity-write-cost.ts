@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { rollUpFunction } from './helpers/reading-rollup.v1.js';
 
 /**
- * What a write of reading activity costs the database (ADR 0109), measured on the playback
+ * What a write of reading activity costs the database (ADR 0123), measured on the playback
  * PUT's statement: a listener repeats positions within one chapter, so almost every write
  * finds its (reader, chapter, day) already rolled up.
  *

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Webhook work that must not grow with a backlog (DECISIONS 27, ADR 0117).
+ * Webhook work that must not grow with a backlog (DECISIONS 27, ADR 0060).
  * - `webhook_deliveries_leased`: the fair claim counts each tenant's live leases; through
  *   the due index that count read every delivery waiting out a retry delay, now only the
  *   rows holding a lease (in flight, or left by a replica that died).

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The fingerprint of the root secret the database was set up with (ADR 0121): a service
+ * The fingerprint of the root secret the database was set up with (ADR 0003): a service
  * started with another SERVER_SECRET refuses to start instead of answering 401 and 500.
  * Each credential also records which root secret's pepper hashed it, so a rotation can
  * count those still to upgrade. Both are filled at the first start that reads them.

@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { countFunction, countTriggers, signedRows, type Change } from './helpers/signed-counts.v1.js';
 
 /**
- * Per-day summaries behind billing usage's peak and daily mean (ADR 0130), so that
+ * Per-day summaries behind billing usage's peak and daily mean (ADR 0129), so that
  * a month reads about one row per day and the changes since the last summary, not every
  * change of the month.
  *

@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { countFunction, countTriggers, signedRows, type Change } from './helpers/signed-counts.v1.js';
 
 /**
- * Signed counts of undelivered webhook deliveries by status (ADR 0131), so that
+ * Signed counts of undelivered webhook deliveries by status (ADR 0060), so that
  * the backlog gauges read a few rows, not one index entry per delivery waiting: behind a
  * backlog of millions that read cost every replica a second of PostgreSQL CPU every 15 s.
  * Delivered rows are not counted (nothing reads their number, and they grow without bound).

@@ -10,7 +10,7 @@ import { countFunction, countTriggers, signedRows, WINDOW_CLAMP_DAYS, type Chang
  * - `entitlement_history.inactive_since`: on an applied change that makes the subscriber
  *   active, the instant since which it was not (`-infinity`: never active before); NULL on
  *   every other row. Applied changes arrive in `effective_at` order (an earlier one is stale,
- *   ADR 0080), so the previous rows are known when a row is written.
+ *   ADR 0009), so the previous rows are known when a row is written.
  * - `entitlement_activation_counts`: those activations per UTC day of `effective_at`
  *   (`at_midnight` when exactly at its 00:00) and `since_day`, the first 00:00 at or after
  *   `inactive_since`, clamped to `day - 366` as in migration 1764100300000. A subscriber

@@ -20,6 +20,7 @@ import { EntitlementDayPeaks1764100500000 } from './1764100500000-entitlement-da
 import { WebhookDeliveryCounts1764100600000 } from './1764100600000-webhook-delivery-counts.js';
 import { ProgressReportIndexes1764100700000 } from './1764100700000-progress-report-indexes.js';
 import { KidsSummaryCounts1764100800000 } from './1764100800000-kids-summary-counts.js';
+import { KidsFixedMonths1764200000000 } from './1764200000000-kids-fixed-months.js';
 import { SubscriberErasure1764200100000 } from './1764200100000-subscriber-erasure.js';
 import { IdempotencyKeys1764200300000 } from './1764200300000-idempotency-keys.js';
 
@@ -47,6 +48,7 @@ export const MIGRATIONS = [
   WebhookDeliveryCounts1764100600000,
   ProgressReportIndexes1764100700000,
   KidsSummaryCounts1764100800000,
+  KidsFixedMonths1764200000000,
   SubscriberErasure1764200100000,
   IdempotencyKeys1764200300000,
 ];

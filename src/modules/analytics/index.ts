@@ -1,3 +1,3 @@
 export { AnalyticsModule } from './analytics.module.js';
 export type { ReadingActivity } from './domain/reading-activity.js';
-export { reportingWindow, type ReportingWindow } from './domain/reporting-window.js';
+export { isoDate, parseReportDate, reportingWindow, type ReportingWindow } from './domain/reporting-window.js';

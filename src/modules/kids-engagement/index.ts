@@ -1,3 +1,3 @@
 export { KidsEngagementModule } from './kids-engagement.module.js';
 export { KidsActivityImporter } from './application/kids-activity-importer.service.js';
-export { KidsImportRejected } from './domain/kids-activity.js';
+export { KidsImportIntoFixedMonths, KidsImportRejected } from './domain/kids-activity.js';

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { AppConfig } from '../../config/app-config.js';
 import { isDatabaseUnavailable } from './database-errors.js';
 import { Db } from './db.js';
+import { currentTransaction } from './open-transaction.js';
 import { statementTimeouts } from './statement-timeouts.js';
 
 /** A report read on the standby may see the primary as it was at most this long ago. */
@@ -67,9 +68,12 @@ export class ReportingDb implements OnApplicationBootstrap, OnApplicationShutdow
     await this.standby?.end().catch(() => undefined);
   }
 
-  /** Runs a report's statement where it may (read-only SQL only). */
+  /**
+   * Runs a report's statement where it may (read-only SQL only). Inside a unit of work it
+   * joins the transaction on the primary: what the transaction wrote or locked must be seen.
+   */
   async query<T = Record<string, unknown>>(sql: string, parameters: unknown[] = []): Promise<T[]> {
-    if (this.standby && this.fresh) {
+    if (this.standby && this.fresh && !currentTransaction.getStore()) {
       try {
         const result = await this.standby.query(sql, parameters);
         this.reads.standby++;

@@ -6,6 +6,11 @@ export interface ImportCounts {
   inserted: number;
   /** Rows that repeated an earlier record's key (account, child, story, occurred_at). */
   updated: number;
+  /**
+   * The months (YYYY-MM-01) whose figures the batch changes: of its sessions' `occurred_at`
+   * and `completed_at`, and of the completions it replaced.
+   */
+  months: string[];
 }
 
 /** The activity figures of a window, of the accounts entitled at some instant of it. */

@@ -91,3 +91,18 @@ export class KidsImportRejected extends Error {
     this.name = 'KidsImportRejected';
   }
 }
+
+/**
+ * An import refused whole because some of its sessions fall in months whose figures are
+ * fixed (DECISIONS 15): nothing was stored. Names the months.
+ */
+export class KidsImportIntoFixedMonths extends Error {
+  constructor(readonly months: readonly string[]) {
+    const named = months.map((month) => month.slice(0, 7)).join(', ');
+    super(
+      `nothing was imported: the file has sessions in ${named}, whose figures are fixed (an answer covered them); ` +
+        "pass --restate to replace those months' figures with the data after this import",
+    );
+    this.name = 'KidsImportIntoFixedMonths';
+  }
+}

@@ -4,12 +4,21 @@ import type { KidsEngagementSummary } from '../domain/kids-engagement-summary.js
 
 /** The window is the only filter: any other parameter (a subscriber, a child) is refused. */
 export class KidsSummaryQueryDto {
-  @ApiProperty({ format: 'date', description: 'First UTC day of the period, included.', example: '2026-11-01' })
+  @ApiProperty({
+    format: 'date',
+    description: 'The first day of a UTC calendar month: the period starts with that month.',
+    example: '2026-09-01',
+  })
   @IsDefined({ message: 'period_start is required (YYYY-MM-DD)' })
   @IsString({ message: 'period_start must be given once, as YYYY-MM-DD' })
   period_start: string;
 
-  @ApiProperty({ format: 'date', description: 'Last UTC day of the period, included; at most 366 days counting both ends.', example: '2026-11-30' })
+  @ApiProperty({
+    format: 'date',
+    description:
+      'The last day of the same or a later UTC calendar month, at most 12 months in all; that month must have ended at least 72 hours before the request.',
+    example: '2026-10-31',
+  })
   @IsDefined({ message: 'period_end is required (YYYY-MM-DD)' })
   @IsString({ message: 'period_end must be given once, as YYYY-MM-DD' })
   period_end: string;
@@ -37,8 +46,13 @@ export class KidsEngagementSummaryDto {
   })
   avg_minutes_per_active_account: number | null;
   @ApiProperty({ type: 'integer', example: 30 }) min_sample_threshold: number;
-  @ApiProperty({ description: 'true when the numeric fields are null because active_accounts is below min_sample_threshold.' }) suppressed: boolean;
-  @ApiProperty({ format: 'date-time' }) generated_at: string;
+  @ApiProperty({
+    description:
+      'true when the numeric fields are null because a month of the period had fewer than min_sample_threshold entitled accounts, or accounts with activity.',
+  })
+  suppressed: boolean;
+  @ApiProperty({ format: 'date-time', description: 'When the figures of the newest month of the period were fixed; the same for every repeat of the request.' })
+  generated_at: string;
 }
 
 export const kidsEngagementSummaryDto = (summary: KidsEngagementSummary): KidsEngagementSummaryDto => ({

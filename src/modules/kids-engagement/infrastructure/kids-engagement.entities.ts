@@ -48,6 +48,30 @@ export class KidsDayCountEntity {
   @Column('boolean', { default: false }) settled: boolean;
 }
 
-export const KIDS_ENGAGEMENT_ENTITIES = [KidsActivityEntity, KidsDayCountEntity];
+/**
+ * Each month's children's figures, fixed the first time an answer covered the month (ADR
+ * 0135). Partner-wide aggregates: no account or child in them, so not subscriber rows.
+ */
+@Entity('kids_fixed_months')
+@Check('kids_fixed_months_environment_check', `environment IN ('live', 'sandbox')`)
+@Check('kids_fixed_months_month_check', `EXTRACT(day FROM month) = 1`)
+@Check('kids_fixed_months_spans_check', `cardinality(active_accounts_over_months) = 12`)
+export class KidsFixedMonthEntity {
+  @PrimaryColumn('uuid', { name: 'partner_id' })
+  @ForeignKey('PartnerEntity', 'id', { name: 'kids_fixed_months_partner_id_fkey' })
+  partnerId: string;
+  @PrimaryColumn('text') environment: string;
+  /** The month's first day. */
+  @PrimaryColumn('date') month: string;
+  /** `[k]` (from 1 in SQL): accounts entitled at some instant of the k months ending with this one. */
+  @Column('integer', { name: 'active_accounts_over_months', array: true }) activeAccountsOverMonths: number[];
+  /** Counted up to the threshold (30): only whether it is reached matters. */
+  @Column('integer', { name: 'accounts_with_activity' }) accountsWithActivity: number;
+  @Column('integer', { name: 'stories_completed' }) storiesCompleted: number;
+  @Column('numeric', { name: 'minutes_read' }) minutesRead: string;
+  @Column('timestamptz', { name: 'fixed_at', default: () => 'now()' }) fixedAt: Date;
+}
+
+export const KIDS_ENGAGEMENT_ENTITIES = [KidsActivityEntity, KidsDayCountEntity, KidsFixedMonthEntity];
 
 export const KIDS_DAY_COUNTS = signedCounts('kids_day_counts', ['partner_id', 'environment', 'measure', 'day']);

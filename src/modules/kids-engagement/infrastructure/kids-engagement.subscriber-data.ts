@@ -30,6 +30,20 @@ export class KidsEngagementSubscriberData implements SubscriberDataHolder {
     return { kids_sessions: sessions };
   }
 
+  /** Its children's sessions are the account's: a test clock's clean slate erases its sandbox ones (DECISIONS 28). */
+  async holdsAny(tenant: Tenant, subscriberId: string): Promise<boolean> {
+    const [{ held }] = await this.db.query<{ held: boolean }>(`SELECT EXISTS (SELECT FROM kids_activity WHERE ${SESSIONS_OF}) AS held`, [
+      tenant.partnerId,
+      tenant.environment,
+      subscriberId,
+    ]);
+    return held;
+  }
+
+  async clear(tenant: Tenant, subscriberId: string): Promise<void> {
+    await this.db.query(`DELETE FROM kids_activity WHERE ${SESSIONS_OF}`, [tenant.partnerId, tenant.environment, subscriberId]);
+  }
+
   async erase(tenant: Tenant, subscriberId: string, standIn: string): Promise<Partial<ErasedCounts>> {
     const [{ sessions }] = await this.db.query<{ sessions: number }>(
       `WITH children AS (

@@ -23,20 +23,30 @@ export class PgKidsActivityRepository extends KidsActivityRepository {
   async upsert(tenant: Tenant, records: readonly KidsActivityRecord[]): Promise<ImportCounts> {
     try {
       // One statement per batch; ON CONFLICT may touch a row once per statement, so a key
-      // repeated inside the batch keeps its last line (DISTINCT ON, highest position).
+      // repeated inside the batch keeps its last line (DISTINCT ON, highest position). Every
+      // CTE reads the table as it was before the statement: `replaced` sees the completions
+      // the batch overwrites, whose months the batch changes too.
       const [counts] = await this.db.query<ImportCounts>(
-        `WITH written AS (
-           INSERT INTO kids_activity (partner_id, environment, account_id, child_ref, story_id, occurred_at, minutes, completed_at)
-           SELECT DISTINCT ON (account_id, child_ref, story_id, occurred_at)
-                  $1::uuid, $2, account_id, child_ref, story_id, occurred_at, minutes, completed_at
+        `WITH batch AS MATERIALIZED (
+           SELECT DISTINCT ON (account_id, child_ref, story_id, occurred_at) account_id, child_ref, story_id, occurred_at, minutes, completed_at
            FROM unnest($3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::numeric[], $8::timestamptz[]) WITH ORDINALITY
                 AS batch (account_id, child_ref, story_id, occurred_at, minutes, completed_at, position)
            ORDER BY account_id, child_ref, story_id, occurred_at, position DESC
+         ), replaced AS (
+           SELECT k.completed_at FROM kids_activity k JOIN batch b USING (account_id, child_ref, story_id, occurred_at)
+            WHERE k.partner_id = $1 AND k.environment = $2 AND k.completed_at IS NOT NULL
+         ), written AS (
+           INSERT INTO kids_activity (partner_id, environment, account_id, child_ref, story_id, occurred_at, minutes, completed_at)
+           SELECT $1::uuid, $2, account_id, child_ref, story_id, occurred_at, minutes, completed_at FROM batch
            ON CONFLICT (partner_id, environment, account_id, child_ref, story_id, occurred_at)
            DO UPDATE SET minutes = excluded.minutes, completed_at = excluded.completed_at, imported_at = now()
            RETURNING xmax = 0 AS inserted
          )
-         SELECT count(*) FILTER (WHERE inserted)::int AS inserted, count(*) FILTER (WHERE NOT inserted)::int AS updated FROM written`,
+         SELECT count(*) FILTER (WHERE inserted)::int AS inserted, count(*) FILTER (WHERE NOT inserted)::int AS updated,
+                (SELECT coalesce(array_agg(DISTINCT to_char(date_trunc('month', instant AT TIME ZONE 'UTC'), 'YYYY-MM-DD')), '{}')
+                   FROM (SELECT occurred_at FROM batch UNION ALL SELECT completed_at FROM batch UNION ALL SELECT completed_at FROM replaced) AS touched (instant)
+                  WHERE instant IS NOT NULL) AS months
+           FROM written`,
         [
           tenant.partnerId,
           tenant.environment,
