@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SETTLEMENT_HOURS } from '../../src/modules/kids-engagement/application/kids-month-window.js';
+import { SETTLEMENT_HOURS } from '../../src/modules/kids-engagement/index.js';
 import type { BenchCredential, ReaderSample, SeededData } from './seed.js';
 
 /** One request as autocannon sends it. */
