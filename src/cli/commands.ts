@@ -125,10 +125,11 @@ export const COMMANDS: Record<string, Command> = {
     run: async (context, issuer) => ({ issuer, ...(await context.get(SigningKeyService).rotate(issuer)) }),
   }),
   'secret:rotate': command({
-    summary: '   with SERVER_SECRET (new) and SERVER_SECRET_PREVIOUS (old) on every replica: move the database to the new secret',
-    options: {},
-    check: () => undefined,
-    run: (context) => context.get(SecretRotationService).rotate(),
+    summary:
+      '[--after-leak]   with SERVER_SECRET (new) and SERVER_SECRET_PREVIOUS (old) on every replica: move the database to the new secret; after a leak, also replace every signing key and webhook secret',
+    options: { 'after-leak': true },
+    check: (args) => ({ afterLeak: args.flags['after-leak'] === true }),
+    run: (context, options) => context.get(SecretRotationService).rotate(options),
   }),
   'db:migrate': command({
     summary: '   apply pending database migrations',

@@ -21,6 +21,14 @@ export interface RotatedSecret {
   previousSecretExpiresAt: Date;
 }
 
+/** One endpoint whose secret an operator rotated, and until when its replaced secret signs. */
+export interface EndpointSecretRotation {
+  endpointId: string;
+  partnerId: string;
+  environment: Tenant['environment'];
+  previousSecretExpiresAt: Date;
+}
+
 /** A partner's receiving endpoints, per environment, and their signing secrets. */
 export abstract class WebhookEndpointRepository {
   /**
@@ -39,6 +47,12 @@ export abstract class WebhookEndpointRepository {
    * UnitOfWork: the endpoint stays locked until it commits.
    */
   abstract rotateSecret(tenant: Tenant, id: string, sealedSecret: string, overlapSeconds: number): Promise<RotatedSecret | null>;
+  /**
+   * Gives every endpoint of every tenant a new current secret (`newSealedSecret()` each),
+   * as `rotateSecret` does for one: the replaced secret keeps signing for `overlapSeconds`
+   * (a rotation after a SERVER_SECRET leak, ADR 0153). Run inside a UnitOfWork.
+   */
+  abstract rotateAllSecrets(newSealedSecret: () => string, overlapSeconds: number): Promise<EndpointSecretRotation[]>;
   /** Rewrites every endpoint secret, of every tenant, with `reseal` (a root secret rotation); returns how many. */
   abstract resealAllSecrets(reseal: (sealed: string) => string): Promise<number>;
   /** Whether an endpoint of the tenant registered before `before` subscribes to `eventType`. */
