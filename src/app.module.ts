@@ -11,6 +11,7 @@ import { EntitlementsModule } from './modules/entitlements/index.js';
 import { IdentityModule } from './modules/identity/index.js';
 import { KidsEngagementModule } from './modules/kids-engagement/index.js';
 import { MediaModule } from './modules/media/index.js';
+import { OperatorAuditModule } from './modules/operator-audit/index.js';
 import { PlaybackModule } from './modules/playback/index.js';
 import { ReadingModule } from './modules/reading/index.js';
 import { ServerSecretModule } from './modules/server-secret/index.js';
@@ -51,6 +52,7 @@ export class AppModule {
         MediaModule,
         AudioModule,
         TestClocksModule,
+        OperatorAuditModule,
       ],
     };
   }

@@ -56,6 +56,14 @@ export class SigningKeyService implements OnApplicationBootstrap {
     return count;
   }
 
+  /** The keys whose private half the writing root secret does not open: sealed under another (`secret:status`). */
+  async sealedUnderOtherSecret(): Promise<{ kid: string; issuer: TokenIssuer; signsFrom: Date }[]> {
+    const keys = (await Promise.all(TOKEN_ISSUERS.map((issuer) => this.repository.list(issuer)))).flat();
+    return keys
+      .filter((key) => !this.secrets.sealedWith(key.sealedPrivateKey, this.secrets.writingFingerprint))
+      .map(({ kid, issuer, signsFrom }) => ({ kid, issuer, signsFrom }));
+  }
+
   anySealedKey(): Promise<string | undefined> {
     return this.repository.anySealedKey();
   }

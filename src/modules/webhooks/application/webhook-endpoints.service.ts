@@ -8,7 +8,12 @@ import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { allowedAddresses, checkEndpointUrl, hostOf, refusedAddresses, urlRulesFor } from '../domain/endpoint-url-policy.js';
 import { HostResolver } from '../domain/host-resolver.js';
 import { WebhookDeliveryRepository, type DeliveryRecord, type DeliveryStatus } from '../domain/webhook-delivery.repository.js';
-import { WebhookEndpointRepository, type EndpointSecretRotation, type WebhookEndpoint } from '../domain/webhook-endpoint.repository.js';
+import {
+  WebhookEndpointRepository,
+  type EndpointSecretRotation,
+  type SealedEndpointSecret,
+  type WebhookEndpoint,
+} from '../domain/webhook-endpoint.repository.js';
 import { WebhookEventRepository } from '../domain/webhook-event.repository.js';
 import type { WebhookEventType } from '../domain/webhook-event.js';
 import { newEndpointSecret } from '../domain/webhook-signature.js';
@@ -94,6 +99,14 @@ export class WebhookEndpointsService {
    */
   rotateAllSecrets(): Promise<EndpointSecretRotation[]> {
     return this.endpoints.rotateAllSecrets(() => this.secrets.seal(newEndpointSecret()), ROTATION_OVERLAP_SECONDS);
+  }
+
+  /** Endpoints with a secret the writing root secret does not open: sealed under another (`secret:status`). */
+  async sealedUnderOtherSecret(): Promise<SealedEndpointSecret[]> {
+    const secrets = await this.endpoints.allSealedSecrets();
+    return secrets
+      .filter((secret) => !this.secrets.sealedWith(secret.sealedSecret, this.secrets.writingFingerprint))
+      .map(({ endpointId, partnerId, environment }) => ({ endpointId, partnerId, environment }));
   }
 
   /** Seals every endpoint secret again with `reseal` (a root secret rotation, ADR 0121); returns how many. */

@@ -21,11 +21,15 @@ export interface RotatedSecret {
   previousSecretExpiresAt: Date;
 }
 
-/** One endpoint whose secret an operator rotated, and until when its replaced secret signs. */
-export interface EndpointSecretRotation {
+/** Which endpoint, of which tenant, a secret belongs to. */
+export interface SealedEndpointSecret {
   endpointId: string;
   partnerId: string;
   environment: Tenant['environment'];
+}
+
+/** One endpoint whose secret an operator rotated, and until when its replaced secret signs. */
+export interface EndpointSecretRotation extends SealedEndpointSecret {
   previousSecretExpiresAt: Date;
 }
 
@@ -53,6 +57,8 @@ export abstract class WebhookEndpointRepository {
    * (a rotation after a SERVER_SECRET leak, ADR 0153). Run inside a UnitOfWork.
    */
   abstract rotateAllSecrets(newSealedSecret: () => string, overlapSeconds: number): Promise<EndpointSecretRotation[]>;
+  /** Every endpoint secret of every tenant, sealed, with its endpoint (`secret:status`). */
+  abstract allSealedSecrets(): Promise<(SealedEndpointSecret & { sealedSecret: string })[]>;
   /** Rewrites every endpoint secret, of every tenant, with `reseal` (a root secret rotation); returns how many. */
   abstract resealAllSecrets(reseal: (sealed: string) => string): Promise<number>;
   /** Whether an endpoint of the tenant registered before `before` subscribes to `eventType`. */

@@ -5,6 +5,7 @@ import {
   WebhookEndpointRepository,
   type EndpointSecretRotation,
   type NewWebhookEndpoint,
+  type SealedEndpointSecret,
   type RotatedSecret,
   type WebhookEndpoint,
 } from '../domain/webhook-endpoint.repository.js';
@@ -51,6 +52,14 @@ export class TypeOrmWebhookEndpointRepository extends WebhookEndpointRepository 
   async delete(tenant: Tenant, id: string): Promise<boolean> {
     const result = await this.endpoints().delete({ id, partnerId: tenant.partnerId, environment: tenant.environment });
     return (result.affected ?? 0) > 0;
+  }
+
+  async allSealedSecrets(): Promise<(SealedEndpointSecret & { sealedSecret: string })[]> {
+    return this.db.query(
+      `SELECT s.endpoint_id AS "endpointId", e.partner_id AS "partnerId", e.environment, s.sealed_secret AS "sealedSecret"
+         FROM webhook_endpoint_secrets s JOIN webhook_endpoints e ON e.id = s.endpoint_id
+        ORDER BY e.partner_id, e.environment, s.endpoint_id, s.created_at`,
+    );
   }
 
   async resealAllSecrets(reseal: (sealed: string) => string): Promise<number> {
