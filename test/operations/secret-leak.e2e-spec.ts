@@ -6,6 +6,7 @@ import { decodeJwt, SignJWT } from 'jose';
 import pg from 'pg';
 import { loadConfig } from '../../src/config/app-config.js';
 import { signedMediaPath } from '../../src/modules/media/domain/signed-media-url.js';
+import type { IssuedCredential } from '../../src/modules/identity/index.js';
 import { ServerSecrets } from '../../src/shared/crypto/server-secrets.js';
 import { buildOnce, runNode, startService, type ServiceProcess } from '../support/processes.js';
 import { bearer, serviceEnvFor, startTestApp, TEST_BASE_URL, type TestApp } from '../support/test-app.js';
@@ -47,14 +48,16 @@ describe('secret:rotate --after-leak against a stolen database copy and the old 
   let setup: TestApp;
   let env: Record<string, string>;
   let service: (ServiceProcess & { origin: string }) | undefined;
+  let credential: IssuedCredential;
   let genuineToken: string;
+  let endpointId: string;
   /** What the holder of the copy and the old secret makes. */
   const forged = { token: '', webhookSecret: '', mediaPath: '' };
 
   beforeAll(async () => {
     buildOnce();
     setup = await startTestApp({ SERVER_SECRET: OLD });
-    const credential = await setup.partner({ scopes: ['platform:webhooks:manage'], environment: 'sandbox' });
+    credential = await setup.partner({ scopes: ['platform:webhooks:manage'], environment: 'sandbox' });
     genuineToken = await setup.token(credential);
     const endpoint = await setup.inject({
       method: 'POST',
@@ -63,6 +66,7 @@ describe('secret:rotate --after-leak against a stolen database copy and the old 
       payload: { url: 'http://127.0.0.1:9/hook', events: ['novel.finished'] },
     });
     expect(endpoint.statusCode).toBe(201);
+    endpointId = endpoint.json().id;
     await setup.close();
 
     // The copy, taken before the rotation.
@@ -147,5 +151,29 @@ describe('secret:rotate --after-leak against a stolen database copy and the old 
     service = await startService(env);
     const path = signedMediaPath(MEDIA_KEY, Math.floor(Date.now() / 1000) + 600, old.mediaUrlKey);
     expect((await fetch(`${service.origin}${path}`)).status).toBe(200);
+  }, 60_000);
+
+  it('lets the partner then rotate to a secret it knows, the leaked one keeping its end', async () => {
+    service = await startService(env);
+    const token = await fetch(`${service.origin}/platform/v1/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: credential.client_id, client_secret: credential.client_secret }),
+    });
+    const { access_token } = (await token.json()) as { access_token: string };
+    const rotated = await fetch(`${service.origin}/platform/v1/webhook-endpoints/${endpointId}/rotate-secret`, {
+      method: 'POST',
+      headers: bearer(access_token),
+    });
+    expect(rotated.status).toBe(200);
+    const secret = ((await rotated.json()) as { secret: string }).secret;
+    const current = secretsFor(NEW, OLD);
+    const rows = await query<{ sealed_secret: string; expires_at: Date | null }>(
+      setup.databaseUrl,
+      `SELECT sealed_secret, expires_at FROM webhook_endpoint_secrets ORDER BY created_at`,
+    );
+    const byPlaintext = new Map(rows.map((row) => [current.unseal(row.sealed_secret), row.expires_at]));
+    expect(byPlaintext.get(secret)).toBeNull();
+    expect(byPlaintext.get(forged.webhookSecret)).toBeInstanceOf(Date);
   }, 60_000);
 });

@@ -103,10 +103,12 @@ export class WebhookEndpointsService {
 
   /** Endpoints with a secret the writing root secret does not open: sealed under another (`secret:status`). */
   async sealedUnderOtherSecret(): Promise<SealedEndpointSecret[]> {
-    const secrets = await this.endpoints.allSealedSecrets();
-    return secrets
-      .filter((secret) => !this.secrets.sealedWith(secret.sealedSecret, this.secrets.writingFingerprint))
-      .map(({ endpointId, partnerId, environment }) => ({ endpointId, partnerId, environment }));
+    const stale = new Map<string, SealedEndpointSecret>();
+    for (const { sealedSecret, ...endpoint } of await this.endpoints.allSealedSecrets()) {
+      // Once per endpoint, though during a rotation's overlap it has two secrets.
+      if (!this.secrets.sealedWith(sealedSecret, this.secrets.writingFingerprint)) stale.set(endpoint.endpointId, endpoint);
+    }
+    return [...stale.values()];
   }
 
   /** Seals every endpoint secret again with `reseal` (a root secret rotation, ADR 0121); returns how many. */
