@@ -1,3 +1,5 @@
+import pg from 'pg';
+import { FINGERPRINT_RECHECK_SECONDS } from '../../src/modules/server-secret/application/server-secret-gate.js';
 import { buildOnce, runNode, startService, type ServiceProcess } from '../support/processes.js';
 import { bearer, serviceEnvFor, startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -75,4 +77,25 @@ describe('a replica on the old SERVER_SECRET after a rotation', () => {
       webhook_endpoints: [{ endpoint_id: endpoint.id, partner_id: user.partner_id, environment: 'sandbox' }],
     });
   }, 180_000);
+});
+
+describe('a fingerprint changed without a notification', () => {
+  it('is found by the periodic recheck, without any readiness probe', async () => {
+    buildOnce();
+    const app = await startTestApp({ SERVER_SECRET: OLD });
+    await app.close();
+    const replica = await startService(serviceEnvFor(app, { SERVER_SECRET: OLD }));
+    try {
+      // As a rotation committed while this replica's listening connection was down would leave it.
+      const client = new pg.Client({ connectionString: app.databaseUrl });
+      await client.connect();
+      await client.query(`UPDATE server_secret SET fingerprint = 'another-secret-fingerprint'`);
+      await client.end();
+      await replica.waitForOutput(MISMATCH, (FINGERPRINT_RECHECK_SECONDS + 10) * 1000);
+      expect((await fetch(`${replica.origin}/health/ready`)).status).toBe(503);
+    } finally {
+      replica.child.kill('SIGTERM');
+      await replica.exit();
+    }
+  }, 90_000);
 });
