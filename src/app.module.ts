@@ -13,6 +13,7 @@ import { IdentityModule } from './modules/identity/index.js';
 import { KidsEngagementModule } from './modules/kids-engagement/index.js';
 import { MediaModule } from './modules/media/index.js';
 import { OffboardingModule } from './modules/offboarding/index.js';
+import { OperatorAuditModule } from './modules/operator-audit/index.js';
 import { PlaybackModule } from './modules/playback/index.js';
 import { PrivacyModule } from './modules/privacy/index.js';
 import { ReadingModule } from './modules/reading/index.js';
@@ -57,6 +58,7 @@ export class AppModule {
         TestClocksModule,
         PrivacyModule,
         OffboardingModule,
+        OperatorAuditModule,
       ],
     };
   }

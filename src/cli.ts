@@ -6,7 +6,8 @@ import { ConfigError, loadConfig } from './config/app-config.js';
 import { loadEnvFile } from './config/env-file.js';
 import { checkDatabaseReachable, describeDatabase, locateDatabase } from './database/database-location.js';
 import { HttpMetrics } from './observability/metrics.js';
-import { asksForHelp, COMMANDS, commandUsage, UsageError, parseArguments, unknownCommand, usage } from './cli/commands.js';
+import { asksForHelp, COMMANDS, commandUsage, operatorIdentity, UsageError, parseArguments, unknownCommand, usage } from './cli/commands.js';
+import { OperatorAuditService } from './modules/operator-audit/index.js';
 
 /**
  * `npm run cli -- <command> [options]` (DECISIONS 18): operations commands on the same
@@ -45,6 +46,8 @@ async function main(argv: string[]): Promise<number> {
     });
     const result = await command.run(context, input);
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    // Once it succeeded: a refused or failed command changed nothing to record.
+    if (command.audit) await context.get(OperatorAuditService).record(name, operatorIdentity(), command.audit(input, result));
     return 0;
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError) {

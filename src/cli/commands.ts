@@ -1,6 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
+import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
@@ -21,7 +22,8 @@ import {
 import { KidsActivityImporter, KidsImportIntoFixedMonths, KidsImportRejected } from '../modules/kids-engagement/index.js';
 import { PartnerErasureService, PartnerNameMismatch } from '../modules/offboarding/index.js';
 import { erasureDocument, SubscriberDataService } from '../modules/privacy/index.js';
-import { SecretRotationService } from '../modules/server-secret/index.js';
+import { OperatorAuditService, type ActionRecord, type OperatorIdentity } from '../modules/operator-audit/index.js';
+import { SecretRotationService, SecretStatusService } from '../modules/server-secret/index.js';
 import { SubscriberLogIds } from '../shared/crypto/subscriber-log-ids.js';
 import { SUBSCRIBER_ID_PATTERN, SUBSCRIBER_ID_RULE } from '../shared/identifiers.js';
 import { nearest } from './nearest.js';
@@ -34,18 +36,24 @@ export type Args = { positional: string[]; flags: Record<string, string | true> 
 /**
  * A command: `check` reads and validates its arguments without touching anything, before
  * the process connects to a database (a mistake costs no connection and reads as one
- * line); `run` does the work with what `check` returned.
+ * line); `run` does the work with what `check` returned. A command that changes state
+ * names what it changed in `audit` (never a secret), and the CLI appends that to the
+ * operator actions record once `run` succeeded (ADR 0155).
  */
-export interface Command<Input = unknown> {
+export interface Command<Input = unknown, Result = unknown> {
   summary: string;
   /** Flags the command accepts: true for a switch, false for a flag with a value. */
   options: Record<string, boolean>;
   check(args: Args): Input | Promise<Input>;
-  run(context: INestApplicationContext, input: Input): Promise<unknown>;
+  run(context: INestApplicationContext, input: Input): Promise<Result>;
+  audit?(input: Input, result: Result): ActionRecord;
 }
 
-/** Ties a command's check and run to one input type. */
-const command = <Input>(definition: Command<Input>): Command => definition as Command;
+const AUDIT_LIST_DEFAULT = 100;
+const AUDIT_LIST_MAX = 1000;
+
+/** Ties a command's check, run and audit to one input and one result type. */
+const command = <Input, Result>(definition: Command<Input, Result>): Command => definition as unknown as Command;
 
 export const COMMANDS: Record<string, Command> = {
   'partner:create': command({
@@ -53,6 +61,10 @@ export const COMMANDS: Record<string, Command> = {
     options: { name: false, scopes: false, sandbox: true },
     check: (args) => ({ name: required(args, 'name'), scopes: scopesOf(args), environment: environmentOf(args) }),
     run: (context, { name, scopes, environment }) => context.get(PartnerCredentialsService).createPartner(name, scopes, environment),
+    audit: ({ name }, issued) => ({
+      subject: issued.partner_id,
+      details: { name, client_id: issued.client_id, scopes: issued.scopes, environment: issued.environment },
+    }),
   }),
   'credential:create': command({
     summary: '--partner ID [--scopes "s1 s2"] [--sandbox]   add a credential to a partner',
@@ -66,6 +78,10 @@ export const COMMANDS: Record<string, Command> = {
         throw error;
       }
     },
+    audit: ({ partnerId }, issued) => ({
+      subject: issued.client_id,
+      details: { partner_id: partnerId, scopes: issued.scopes, environment: issued.environment },
+    }),
   }),
   'credential:revoke': command({
     summary: '--client-id ID   revoke a credential: its tokens stop working',
@@ -75,6 +91,7 @@ export const COMMANDS: Record<string, Command> = {
       if (!(await context.get(PartnerCredentialsService).revoke(clientId))) throw new UsageError(`no credential ${clientId}`);
       return { client_id: clientId, revoked: true };
     },
+    audit: (clientId) => ({ subject: clientId }),
   }),
   'plan:map': command({
     summary: `--partner ID --plan NAME --to INTERNAL_PLAN   map a partner plan (${Object.keys(INTERNAL_PLANS).join(', ')})`,
@@ -89,6 +106,10 @@ export const COMMANDS: Record<string, Command> = {
       const updated = await context.get(EntitlementsService).mapPlan(partnerId, plan, to);
       return { partner_id: partnerId, plan, internal_plan: to, entitlements_updated: updated };
     },
+    audit: ({ partnerId, plan, to }, result) => ({
+      subject: partnerId,
+      details: { plan, internal_plan: to, entitlements_updated: result.entitlements_updated },
+    }),
   }),
   'catalog:import': command({
     summary: 'FILE [--sandbox]   upsert the catalog from a manifest, all or nothing (progress on stderr)',
@@ -104,6 +125,7 @@ export const COMMANDS: Record<string, Command> = {
         throw error;
       }
     },
+    audit: ({ file }, result) => ({ subject: file, details: { ...result } }),
   }),
   'kids:import': command({
     summary:
@@ -125,6 +147,7 @@ export const COMMANDS: Record<string, Command> = {
         throw error;
       }
     },
+    audit: ({ partnerId }, result) => ({ subject: partnerId, details: result }),
   }),
   'subscriber:erase': command({
     summary: "--partner ID --subscriber ID [--sandbox]   erase a subscriber's data in one environment (DECISIONS 29), as DELETE /subscribers/{id}",
@@ -138,6 +161,8 @@ export const COMMANDS: Record<string, Command> = {
       if (!(await context.get(PartnerCredentialsService).partnerExists(tenant.partnerId))) throw new UsageError(`no partner ${tenant.partnerId}`);
       return erasureDocument(await context.get(SubscriberDataService).erase(tenant, subscriberId));
     },
+    // The record does not name the subscriber: an erasure must not keep its id.
+    audit: ({ tenant }, result) => ({ subject: tenant.partnerId, details: { environment: tenant.environment, erased: result.erased } }),
   }),
   'partner:erase': command({
     summary: '--partner ID --confirm NAME   offboard a partner: revoke its credentials at once, then delete every row of both environments',
@@ -152,6 +177,7 @@ export const COMMANDS: Record<string, Command> = {
         throw error;
       }
     },
+    audit: ({ partnerId }, result) => ({ subject: partnerId, details: { ...result } }),
   }),
   'subscriber:log-id': command({
     summary: '--partner ID --subscriber ID [--sandbox]   the name logs give this subscriber (sub_ and 16 hex characters)',
@@ -177,12 +203,21 @@ export const COMMANDS: Record<string, Command> = {
       return issuer;
     },
     run: async (context, issuer) => ({ issuer, ...(await context.get(SigningKeyService).rotate(issuer)) }),
+    audit: (issuer, result) => ({ subject: issuer, details: result }),
   }),
   'secret:rotate': command({
-    summary: '   with SERVER_SECRET (new) and SERVER_SECRET_PREVIOUS (old) on every replica: move the database to the new secret',
+    summary:
+      '[--after-leak]   with SERVER_SECRET (new) and SERVER_SECRET_PREVIOUS (old) on every replica: move the database to the new secret; after a leak, also replace every signing key and webhook secret',
+    options: { 'after-leak': true },
+    check: (args) => ({ afterLeak: args.flags['after-leak'] === true }),
+    run: (context, options) => context.get(SecretRotationService).rotate(options),
+    audit: ({ afterLeak }, result) => ({ subject: afterLeak ? 'after-leak' : 'rotation', details: { ...result } }),
+  }),
+  'secret:status': command({
+    summary: '   list each credential, signing key and webhook endpoint still under another SERVER_SECRET than the recorded one',
     options: {},
     check: () => undefined,
-    run: (context) => context.get(SecretRotationService).rotate(),
+    run: (context) => context.get(SecretStatusService).status(),
   }),
   'db:migrate': command({
     summary: '   apply pending database migrations',
@@ -195,6 +230,53 @@ export const COMMANDS: Record<string, Command> = {
       const applied = await dataSource.query<{ name: string }[]>('SELECT name FROM schema_migrations ORDER BY id');
       return { applied_now: pending, schema: applied.map((m) => m.name) };
     },
+    audit: (_input, result) => ({ details: { applied_now: result.applied_now } }),
+  }),
+  'partner:list': command({
+    summary: '   every partner, with its counts of active and revoked credentials',
+    options: {},
+    check: () => undefined,
+    run: async (context) => ({
+      partners: (await context.get(PartnerCredentialsService).listPartners()).map((p) => ({
+        partner_id: p.id,
+        name: p.name,
+        created_at: p.createdAt.toISOString(),
+        active_credentials: p.activeCredentials,
+        revoked_credentials: p.revokedCredentials,
+      })),
+    }),
+  }),
+  'credential:list': command({
+    summary: '[--partner ID]   every credential (of one partner), with when it last obtained a token (to the minute)',
+    options: { partner: false },
+    check: (args) => (args.flags.partner === undefined ? undefined : uuid(args, 'partner')),
+    run: async (context, partnerId) => ({
+      credentials: (await context.get(PartnerCredentialsService).listCredentials(partnerId)).map((c) => ({
+        client_id: c.clientId,
+        partner_id: c.partnerId,
+        environment: c.environment,
+        scopes: c.scopes,
+        created_at: c.createdAt.toISOString(),
+        revoked_at: c.revokedAt?.toISOString() ?? null,
+        last_used_at: c.lastUsedAt?.toISOString() ?? null,
+      })),
+    }),
+  }),
+  'audit:list': command({
+    summary: `[--since ISO_TIME] [--limit N]   operator actions, newest first (default ${AUDIT_LIST_DEFAULT}, at most ${AUDIT_LIST_MAX})`,
+    options: { since: false, limit: false },
+    check: (args) => ({ since: sinceOf(args), limit: limitOf(args) }),
+    run: async (context, filter) => ({
+      actions: (await context.get(OperatorAuditService).list(filter)).map((a) => ({
+        id: a.id,
+        at: a.at.toISOString(),
+        command: a.command,
+        os_user: a.osUser,
+        operator: a.operator,
+        subject: a.subject,
+        details: a.details,
+      })),
+    }),
   }),
 };
 
@@ -266,6 +348,38 @@ async function readableFile(args: Args, what: string): Promise<string> {
     throw new UsageError(`cannot read ${file}`);
   });
   return file;
+}
+
+function sinceOf(args: Args): Date | undefined {
+  if (args.flags.since === undefined) return undefined;
+  const text = required(args, 'since');
+  const since = new Date(text);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(since.getTime()))
+    throw new UsageError('--since must be an ISO 8601 time, e.g. 2026-11-28 or 2026-11-28T09:00:00Z');
+  return since;
+}
+
+function limitOf(args: Args): number {
+  if (args.flags.limit === undefined) return AUDIT_LIST_DEFAULT;
+  const text = required(args, 'limit');
+  const limit = Number(text);
+  if (!/^\d+$/.test(text) || limit < 1 || limit > AUDIT_LIST_MAX) throw new UsageError(`--limit must be an integer from 1 to ${AUDIT_LIST_MAX}`);
+  return limit;
+}
+
+/**
+ * Who runs the CLI, for the operator actions record: the OS account, and OPERATOR when set
+ * (a person's name or e-mail, where several share one account or run it through automation).
+ */
+export function operatorIdentity(env: NodeJS.ProcessEnv = process.env): OperatorIdentity {
+  let osUser: string;
+  try {
+    osUser = userInfo().username;
+  } catch {
+    // No passwd entry for the uid (a container's arbitrary user).
+    osUser = env.USER ?? `uid ${process.getuid?.() ?? 'unknown'}`;
+  }
+  return { osUser, operator: env.OPERATOR?.trim() || null };
 }
 
 function uuid(args: Args, name: string): string {

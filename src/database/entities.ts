@@ -4,6 +4,7 @@ import { ENTITLEMENT_ENTITIES } from '../modules/entitlements/infrastructure/ent
 import { IDEMPOTENCY_ENTITIES } from '../modules/idempotency/infrastructure/idempotency.entities.js';
 import { IDENTITY_ENTITIES } from '../modules/identity/infrastructure/identity.entities.js';
 import { KIDS_ENGAGEMENT_ENTITIES } from '../modules/kids-engagement/infrastructure/kids-engagement.entities.js';
+import { OPERATOR_AUDIT_ENTITIES } from '../modules/operator-audit/infrastructure/operator-audit.entities.js';
 import { MEDIA_ENTITIES } from '../modules/media/infrastructure/media.entities.js';
 import { PLAYBACK_ENTITIES } from '../modules/playback/infrastructure/playback.entities.js';
 import { RATE_LIMIT_ENTITIES } from '../modules/rate-limiting/infrastructure/rate-limit.entities.js';
@@ -31,4 +32,5 @@ export const ENTITIES = [
   ...SERVER_SECRET_ENTITIES,
   ...TEST_CLOCK_ENTITIES,
   ...IDEMPOTENCY_ENTITIES,
+  ...OPERATOR_AUDIT_ENTITIES,
 ];

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { ApiError } from '../shared/errors/api-error.js';
 import { ErrorBodyDto } from '../shared/http/error-body.dto.js';
+import { ReadinessChecks } from '../shared/readiness-checks.js';
 import { Public } from '../modules/identity/index.js';
 import { HttpMetrics } from './metrics.js';
 
@@ -16,6 +17,7 @@ export class HealthController {
     private readonly dataSource: DataSource,
     @Inject(HttpMetrics) private readonly metrics: HttpMetrics,
     private readonly config: AppConfig,
+    private readonly readiness: ReadinessChecks,
   ) {}
 
   @Get('health/live')
@@ -32,8 +34,9 @@ export class HealthController {
   @Get('health/ready')
   @Public()
   @ApiOperation({
-    summary: 'Readiness: the database answers',
-    description: 'Answers 200 when the database answered within 2 s, else 503: take the replica out of the load balancer meanwhile.',
+    summary: 'Readiness: the database answers and goes with this replica',
+    description:
+      'Answers 200 when the database answered within 2 s and still records the SERVER_SECRET this replica was given, else 503 with the reason in `error_description`: take the replica out of the load balancer meanwhile.',
   })
   @ApiOkResponse({ schema: { example: { status: 'ok' } } })
   @ApiServiceUnavailableResponse({ type: ErrorBodyDto, description: 'temporarily_unavailable' })
@@ -46,6 +49,8 @@ export class HealthController {
       check.catch(() => undefined);
       throw new ApiError('temporarily_unavailable', 'The database is unreachable.', { 'Retry-After': '5' });
     }
+    const reasons = await this.readiness.reasons();
+    if (reasons.length) throw new ApiError('temporarily_unavailable', `Not ready: ${reasons.join('; ')}`, { 'Retry-After': '5' });
     return { status: 'ok' };
   }
 

@@ -5,12 +5,13 @@ import { Db } from './persistence/db.js';
 import { PgNotifications } from './persistence/pg-notifications.js';
 import { ReportingDb } from './persistence/reporting-db.js';
 import { SignedCountFolding } from './persistence/signed-counts.js';
+import { ReadinessChecks } from './readiness-checks.js';
 import { ShutdownSignal } from './shutdown-signal.js';
 import { SubscriberDataRegistry } from './tenancy/subscriber-data.js';
 import { TypeOrmUnitOfWork } from './persistence/typeorm-unit-of-work.js';
 import { UnitOfWork } from './persistence/unit-of-work.js';
 
-/** What every module may inject: configuration, derived secrets, the unit of work, database notifications, the reports' reads, the registry of subscribers' data and the folding of signed counts. */
+/** What every module may inject: configuration, derived secrets, the unit of work, database notifications, the reports' reads, readiness checks, the registry of subscribers' data and the folding of signed counts. */
 @Global()
 @Module({})
 export class CoreModule {
@@ -24,6 +25,7 @@ export class CoreModule {
         PgNotifications,
         ReportingDb,
         ShutdownSignal,
+        ReadinessChecks,
         SubscriberDataRegistry,
         SignedCountFolding,
         TypeOrmUnitOfWork,
@@ -36,6 +38,7 @@ export class CoreModule {
         PgNotifications,
         ReportingDb,
         ShutdownSignal,
+        ReadinessChecks,
         SubscriberDataRegistry,
         SignedCountFolding,
         TypeOrmUnitOfWork,

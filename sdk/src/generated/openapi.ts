@@ -34,8 +34,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Readiness: the database answers
-         * @description Answers 200 when the database answered within 2 s, else 503: take the replica out of the load balancer meanwhile.
+         * Readiness: the database answers and goes with this replica
+         * @description Answers 200 when the database answered within 2 s and still records the SERVER_SECRET this replica was given, else 503 with the reason in `error_description`: take the replica out of the load balancer meanwhile.
          */
         get: operations["getReadiness"];
         put?: never;

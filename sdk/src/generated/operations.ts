@@ -492,9 +492,10 @@ export abstract class GeneratedOperations<E extends Environment = Environment> {
   }
 
   /**
-   * Readiness: the database answers.
+   * Readiness: the database answers and goes with this replica.
    *
-   * Answers 200 when the database answered within 2 s, else 503: take the replica out of the load
+   * Answers 200 when the database answered within 2 s and still records the SERVER_SECRET this replica
+   * was given, else 503 with the reason in `error_description`: take the replica out of the load
    * balancer meanwhile.
    *
    * `GET /health/ready`.

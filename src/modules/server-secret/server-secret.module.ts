@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { IdentityModule } from '../identity/index.js';
 import { WebhooksModule } from '../webhooks/index.js';
 import { SecretRotationService } from './application/secret-rotation.service.js';
+import { SecretStatusService } from './application/secret-status.service.js';
 import { ServerSecretGate } from './application/server-secret-gate.js';
 import { SecretFingerprintRepository } from './domain/secret-fingerprint.repository.js';
 import { PgSecretFingerprintRepository } from './infrastructure/pg-secret-fingerprint.repository.js';
@@ -12,7 +13,7 @@ import { PgSecretFingerprintRepository } from './infrastructure/pg-secret-finger
  */
 @Module({
   imports: [IdentityModule, WebhooksModule],
-  providers: [{ provide: SecretFingerprintRepository, useClass: PgSecretFingerprintRepository }, ServerSecretGate, SecretRotationService],
-  exports: [SecretRotationService],
+  providers: [{ provide: SecretFingerprintRepository, useClass: PgSecretFingerprintRepository }, ServerSecretGate, SecretRotationService, SecretStatusService],
+  exports: [SecretRotationService, SecretStatusService],
 })
 export class ServerSecretModule {}

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
-import { AppConfig } from '../../config/app-config.js';
+import { AppConfig, ConfigError } from '../../config/app-config.js';
 import { isDatabaseUnavailable } from './database-errors.js';
 import { Db } from './db.js';
 import { currentTransaction } from './open-transaction.js';
@@ -37,12 +37,18 @@ export class ReportingDb implements OnApplicationBootstrap, OnApplicationShutdow
   private readonly standby?: pg.Pool;
   private readonly samples: PrimarySample[] = [];
   private fresh = false;
+  /**
+   * Whether DATABASE_READ_URL was found to be a standby of DATABASE_URL since it last
+   * (re)connected; the problem found when it was not (ADR 0122, completed by 0154).
+   */
+  private verified = false;
+  private problem?: string;
   private timer?: NodeJS.Timeout;
   readonly reads: ReportingReads = { standby: 0, primary: 0 };
 
   constructor(
     private readonly db: Db,
-    @Inject(AppConfig) config: AppConfig,
+    @Inject(AppConfig) private readonly config: AppConfig,
   ) {
     if (config.databaseReadUrl) {
       this.standby = new pg.Pool({
@@ -57,8 +63,16 @@ export class ReportingDb implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
-  onApplicationBootstrap(): void {
+  /**
+   * In production a DATABASE_READ_URL that answers but is not a standby of DATABASE_URL
+   * stops the process at start; elsewhere reports read the primary, with one warning. One
+   * that does not answer yet is checked when it does.
+   */
+  async onApplicationBootstrap(): Promise<void> {
     if (!this.standby) return;
+    const problem = await this.standbyProblem();
+    if (problem && problem !== UNREACHABLE && this.config.isProduction) throw new ConfigError(notAStandby(problem));
+    this.settle(problem);
     void this.sample();
     this.timer = setInterval(() => void this.sample(), SAMPLE_INTERVAL_MS).unref();
   }
@@ -81,6 +95,7 @@ export class ReportingDb implements OnApplicationBootstrap, OnApplicationShutdow
       } catch (error) {
         if (!standbyCannotAnswer(error)) throw error;
         this.fresh = false;
+        this.verified = false;
         this.logger.warn({ err: (error as Error).message }, 'the standby could not answer a report; reading from the primary');
       }
     }
@@ -99,6 +114,11 @@ export class ReportingDb implements OnApplicationBootstrap, OnApplicationShutdow
     }
     while (this.samples.length > 1 && now - this.samples[1].at >= STANDBY_STALENESS_BOUND_MS) this.samples.shift();
     const required = this.samples[0];
+    if (!this.verified) await this.verifyStandby();
+    if (!this.verified) {
+      this.fresh = false;
+      return;
+    }
     try {
       const { rows } = await this.standby!.query<{ replayed: string | null }>('SELECT pg_last_wal_replay_lsn()::text AS replayed');
       const replayed = rows[0]?.replayed;
@@ -108,9 +128,46 @@ export class ReportingDb implements OnApplicationBootstrap, OnApplicationShutdow
         this.logger.warn({}, `the standby is more than ${STANDBY_STALENESS_BOUND_MS / 1000} s behind the primary; reports read from the primary`);
     } catch {
       this.fresh = false;
+      // Checked again once it answers: the address may now lead to another server.
+      this.verified = false;
     }
   }
+
+  /**
+   * Whether the standby is in recovery and replays DATABASE_URL's cluster (same system
+   * identifier): a clone, a restored copy or an empty database answers reports with other
+   * figures, or none.
+   */
+  private async standbyProblem(): Promise<string | typeof UNREACHABLE | undefined> {
+    try {
+      const [primary] = await this.db.query<{ id: string }>(CLUSTER_IDENTITY);
+      const { rows } = await this.standby!.query<{ id: string; recovering: boolean }>(CLUSTER_IDENTITY);
+      if (!rows[0].recovering) return 'it is not in recovery (a clone, a restored copy or another primary, not a streaming standby)';
+      if (rows[0].id !== primary.id) return `it replays another cluster (system identifier ${rows[0].id}, DATABASE_URL's is ${primary.id})`;
+      return undefined;
+    } catch (error) {
+      return isDatabaseUnavailable(error) ? UNREACHABLE : `it cannot be checked (${(error as Error).message})`;
+    }
+  }
+
+  private async verifyStandby(): Promise<void> {
+    this.settle(await this.standbyProblem());
+  }
+
+  /** Records the verdict, logging a new problem once; unreachable leaves the standby unverified until it answers. */
+  private settle(problem: string | typeof UNREACHABLE | undefined): void {
+    if (problem === UNREACHABLE) return;
+    this.verified = problem === undefined;
+    if (problem && problem !== this.problem) this.logger.warn({ msg: `${notAStandby(problem)}; reports read the primary` });
+    this.problem = problem;
+  }
 }
+
+const UNREACHABLE = Symbol('unreachable');
+const notAStandby = (problem: string) => `DATABASE_READ_URL is not a standby of DATABASE_URL: ${problem}`;
+
+/** What tells a standby of the primary from any other server: recovery, and the cluster's identity. */
+const CLUSTER_IDENTITY = `SELECT system_identifier::text AS id, pg_is_in_recovery() AS recovering FROM pg_control_system()`;
 
 /** A WAL position (`16/B374D848`) as a number. */
 function lsnValue(text: string): bigint {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { ServerSecrets } from '../../../shared/crypto/server-secrets.js';
 import type { Environment } from '../../../shared/tenancy/tenant.js';
-import { CredentialRepository, type CredentialRecord } from '../domain/credential.repository.js';
+import { CredentialRepository, type CredentialRecord, type CredentialSummary, type PartnerSummary } from '../domain/credential.repository.js';
 import { DEFAULT_SCOPES, type Scope } from '../domain/scopes.js';
 
 export interface IssuedCredential {
@@ -16,9 +16,14 @@ export interface IssuedCredential {
 
 export class UnknownPartnerError extends Error {}
 
+/** A credential's last use is recorded to the minute. */
+const LAST_USE_RESOLUTION_MS = 60_000;
+
 /** Partners and their credentials (DECISIONS 2), and the revocation status that token verification consults. */
 @Injectable()
 export class PartnerCredentialsService {
+  private readonly usesRecordedAt = new Map<string, number>();
+
   constructor(
     private readonly credentials: CredentialRepository,
     private readonly secrets: ServerSecrets,
@@ -65,7 +70,34 @@ export class PartnerCredentialsService {
     if (!credential || credential.revokedAt) return null;
     const match = this.secrets.secretMatch(clientSecret, credential.secretHash);
     if (match === 'other') await this.credentials.upgradeSecretHash(clientId, this.secrets.hashSecret(clientSecret), this.secrets.writingFingerprint);
+    if (match) await this.recordUse(clientId);
     return match ? credential : null;
+  }
+
+  /**
+   * Last use, for `credential:list`: at token issuance only (never on the requests a token
+   * then makes), and at most once a minute per credential from this process, whose
+   * statement also skips a row another replica wrote within the minute (ADR 0155).
+   */
+  private async recordUse(clientId: string): Promise<void> {
+    const now = Date.now();
+    if (now - (this.usesRecordedAt.get(clientId) ?? -Infinity) < LAST_USE_RESOLUTION_MS) return;
+    this.usesRecordedAt.set(clientId, now);
+    await this.credentials.recordUse(clientId);
+  }
+
+  /** Every credential of one partner, or of all, with when each last obtained a token. */
+  listCredentials(partnerId?: string): Promise<CredentialSummary[]> {
+    return this.credentials.list({ partnerId });
+  }
+
+  listPartners(): Promise<PartnerSummary[]> {
+    return this.credentials.listPartners();
+  }
+
+  /** The unrevoked credentials still hashed under another root secret than the writing one (`secret:status`). */
+  hashedUnderOtherSecret(): Promise<CredentialSummary[]> {
+    return this.credentials.list({ hashedWithOtherThan: this.secrets.writingFingerprint });
   }
 
   /**

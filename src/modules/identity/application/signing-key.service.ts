@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { AppConfig } from '../../../config/app-config.js';
 import { ServerSecrets } from '../../../shared/crypto/server-secrets.js';
-import { publishedKeysAt, signingKeyAt, type KeySchedulePolicy } from '../domain/signing-key-schedule.js';
+import { publishedKeysAt, retirementOfPredecessors, signingKeyAt, type KeySchedulePolicy } from '../domain/signing-key-schedule.js';
 import { SigningKeyRepository, type StoredSigningKey } from '../domain/signing-key.repository.js';
 import { ACCESS_TOKEN_LIFETIME_SECONDS, TOKEN_ISSUERS, type TokenIssuer } from '../domain/token-issuers.js';
 
@@ -56,17 +56,28 @@ export class SigningKeyService implements OnApplicationBootstrap {
     return count;
   }
 
+  /** The keys whose private half the writing root secret does not open: sealed under another (`secret:status`). */
+  async sealedUnderOtherSecret(): Promise<{ kid: string; issuer: TokenIssuer; signsFrom: Date }[]> {
+    const keys = (await Promise.all(TOKEN_ISSUERS.map((issuer) => this.repository.list(issuer)))).flat();
+    return keys
+      .filter((key) => !this.secrets.sealedWith(key.sealedPrivateKey, this.secrets.writingFingerprint))
+      .map(({ kid, issuer, signsFrom }) => ({ kid, issuer, signsFrom }));
+  }
+
   anySealedKey(): Promise<string | undefined> {
     return this.repository.anySealedKey();
   }
 
-  /** Publishes a new key now; it signs once the activation delay has passed. */
-  async rotate(issuer: TokenIssuer): Promise<{ kid: string; signs_from: string }> {
+  /**
+   * Publishes a new key now; it signs once the activation delay has passed, and the keys it
+   * replaces are no longer published (their tokens refused everywhere) from `retires_older_at`.
+   */
+  async rotate(issuer: TokenIssuer): Promise<{ kid: string; signs_from: string; retires_older_at: string }> {
     const signsFrom = new Date(Date.now() + this.policy.activationDelaySeconds * 1000);
     const key = this.generate(issuer, signsFrom);
     await this.repository.insert(key);
     this.cache.delete(issuer);
-    return { kid: key.kid, signs_from: signsFrom.toISOString() };
+    return { kid: key.kid, signs_from: signsFrom.toISOString(), retires_older_at: retirementOfPredecessors(signsFrom, this.policy).toISOString() };
   }
 
   async currentSigningKey(issuer: TokenIssuer): Promise<{ kid: string; privateKey: KeyObject }> {

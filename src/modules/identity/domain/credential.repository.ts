@@ -10,6 +10,26 @@ export interface CredentialRecord {
   revokedAt: Date | null;
 }
 
+/** A credential as operators list it (`credential:list`, `secret:status`): never its hash. */
+export interface CredentialSummary {
+  clientId: string;
+  partnerId: string;
+  environment: Environment;
+  scopes: Scope[];
+  createdAt: Date;
+  revokedAt: Date | null;
+  /** When it last obtained a token, to the minute; null when never since it was recorded. */
+  lastUsedAt: Date | null;
+}
+
+export interface PartnerSummary {
+  id: string;
+  name: string;
+  createdAt: Date;
+  activeCredentials: number;
+  revokedCredentials: number;
+}
+
 /** Partners and their OAuth clients (DECISIONS 2). */
 export abstract class CredentialRepository {
   abstract createPartner(name: string): Promise<string>;
@@ -22,6 +42,11 @@ export abstract class CredentialRepository {
   abstract markUnmarkedSecretHashes(fingerprint: string): Promise<void>;
   /** Unrevoked credentials whose hash was made with another root secret than `fingerprint`. */
   abstract countHashedWithOtherThan(fingerprint: string): Promise<number>;
+  /** Every credential, oldest first: of one partner, or (`hashedWithOtherThan`) the unrevoked ones hashed under another root secret. */
+  abstract list(filter: { partnerId?: string; hashedWithOtherThan?: string }): Promise<CredentialSummary[]>;
+  abstract listPartners(): Promise<PartnerSummary[]>;
+  /** Records that the credential obtained a token now, unless it was recorded less than a minute ago. */
+  abstract recordUse(clientId: string): Promise<void>;
   abstract findByClientId(clientId: string): Promise<CredentialRecord | null>;
   /**
    * Whether the credential exists and is not revoked: read on every authenticated request,

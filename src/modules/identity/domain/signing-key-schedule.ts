@@ -31,13 +31,17 @@ export function signingKeyAt<K extends ScheduledKey>(keys: readonly K[], now: Da
 /** The keys a verifier must be able to find at `now`: next, current and recent previous ones. */
 export function publishedKeysAt<K extends ScheduledKey>(keys: readonly K[], now: Date, policy: KeySchedulePolicy): K[] {
   const ordered = byActivation(keys);
-  const graceMs = (policy.tokenLifetimeSeconds + policy.activationDelaySeconds + policy.keyRefreshSeconds) * 1000;
   return ordered.filter((_key, index) => {
     const successor = ordered.slice(index + 1).find((k) => k.signsFrom.getTime() <= now.getTime());
     // No active successor: the key signs now or will sign.
     if (!successor) return true;
-    return now.getTime() < successor.signsFrom.getTime() + graceMs;
+    return now.getTime() < retirementOfPredecessors(successor.signsFrom, policy).getTime();
   });
+}
+
+/** When the keys a successor activating at `signsFrom` replaces stop being published: their tokens then verify nowhere. */
+export function retirementOfPredecessors(signsFrom: Date, policy: KeySchedulePolicy): Date {
+  return new Date(signsFrom.getTime() + (policy.tokenLifetimeSeconds + policy.activationDelaySeconds + policy.keyRefreshSeconds) * 1000);
 }
 
 function byActivation<K extends ScheduledKey>(keys: readonly K[]): K[] {

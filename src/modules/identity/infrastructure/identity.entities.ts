@@ -25,6 +25,8 @@ export class CredentialEntity {
   @Column('text') environment: string;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @Column('timestamptz', { name: 'revoked_at', nullable: true }) revokedAt: Date | null;
+  /** When it last obtained a token, to the minute (ADR 0155). */
+  @Column('timestamptz', { name: 'last_used_at', nullable: true }) lastUsedAt: Date | null;
 }
 
 @Entity('signing_keys')

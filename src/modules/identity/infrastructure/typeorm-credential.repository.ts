@@ -3,7 +3,7 @@ import { AppConfig } from '../../../config/app-config.js';
 import { Db } from '../../../shared/persistence/db.js';
 import { NotifiedCache } from '../../../shared/persistence/notified-cache.js';
 import { PgNotifications } from '../../../shared/persistence/pg-notifications.js';
-import { CredentialRepository, type CredentialRecord } from '../domain/credential.repository.js';
+import { CredentialRepository, type CredentialRecord, type CredentialSummary, type PartnerSummary } from '../domain/credential.repository.js';
 import { CredentialEntity, PartnerEntity } from './identity.entities.js';
 
 /** Carries the client id of a credential whose status changed, sent in the change's transaction. */
@@ -62,6 +62,36 @@ export class TypeOrmCredentialRepository extends CredentialRepository {
       [fingerprint],
     );
     return Number(row.count);
+  }
+
+  async list({ partnerId, hashedWithOtherThan }: { partnerId?: string; hashedWithOtherThan?: string }): Promise<CredentialSummary[]> {
+    return this.db.query<CredentialSummary>(
+      `SELECT client_id AS "clientId", partner_id AS "partnerId", environment, scopes, created_at AS "createdAt",
+              revoked_at AS "revokedAt", last_used_at AS "lastUsedAt"
+         FROM credentials
+        WHERE ($1::uuid IS NULL OR partner_id = $1)
+          AND ($2::text IS NULL OR (revoked_at IS NULL AND secret_fingerprint IS DISTINCT FROM $2))
+        ORDER BY created_at, client_id`,
+      [partnerId ?? null, hashedWithOtherThan ?? null],
+    );
+  }
+
+  async listPartners(): Promise<PartnerSummary[]> {
+    return this.db.query<PartnerSummary>(
+      `SELECT p.id, p.name, p.created_at AS "createdAt",
+              count(c.client_id) FILTER (WHERE c.revoked_at IS NULL)::int AS "activeCredentials",
+              count(c.client_id) FILTER (WHERE c.revoked_at IS NOT NULL)::int AS "revokedCredentials"
+         FROM partners p LEFT JOIN credentials c ON c.partner_id = p.id
+        GROUP BY p.id ORDER BY p.created_at, p.id`,
+    );
+  }
+
+  async recordUse(clientId: string): Promise<void> {
+    await this.db.query(
+      `UPDATE credentials SET last_used_at = now()
+        WHERE client_id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+      [clientId],
+    );
   }
 
   async findByClientId(clientId: string): Promise<CredentialRecord | null> {

@@ -31,9 +31,11 @@ export function signedMediaPath(key: string, expiresAtSeconds: number, secret: B
 /**
  * Checks a request for `key` against its proof at `nowMs`. The signature is checked
  * before the expiry, so a URL whose expiry was edited is "forged", not "expired". A URL
- * is valid strictly before its expiry second.
+ * is valid strictly before its expiry second. With `latestExpiryMs`, a genuine signature
+ * on a later expiry counts as forged: the secret it was made with is trusted only for URLs
+ * it could have issued in their normal lifetime (a secret being rotated away from, ADR 0153).
  */
-export function checkMediaUrl(key: string, proof: MediaUrlProof, secret: Buffer, nowMs: number): MediaUrlCheck {
+export function checkMediaUrl(key: string, proof: MediaUrlProof, secret: Buffer, nowMs: number, latestExpiryMs = Infinity): MediaUrlCheck {
   const { expires, signature } = proof;
   if (!isMediaKey(key) || typeof expires !== 'string' || typeof signature !== 'string') return 'forged';
   if (!EXPIRES.test(expires) || !SIGNATURE.test(signature)) return 'forged';
@@ -41,6 +43,7 @@ export function checkMediaUrl(key: string, proof: MediaUrlProof, secret: Buffer,
   // bits, so two different signatures can decode to the same bytes.
   const expected = Buffer.from(sign(key, expires, secret), 'ascii');
   if (!timingSafeEqual(expected, Buffer.from(signature, 'ascii'))) return 'forged';
+  if (Number(expires) * 1000 > latestExpiryMs) return 'forged';
   return nowMs < Number(expires) * 1000 ? 'valid' : 'expired';
 }
 

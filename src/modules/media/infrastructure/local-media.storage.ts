@@ -60,8 +60,12 @@ export class LocalMediaStorage extends MediaStorage {
    */
   async openSigned(key: string, proof: MediaUrlProof, nowMs: number): Promise<LocalMediaFile> {
     // Any configured secret's signature counts: during a SERVER_SECRET rotation a URL issued
-    // before the switch stays good for its lifetime.
-    const checks = this.secrets.mediaUrlKeys.map((urlKey) => checkMediaUrl(key, proof, urlKey, nowMs));
+    // before the switch stays good for its lifetime. But only that lifetime for the secret not
+    // writing (ADR 0153): after a leak, whoever holds the old secret cannot mint a URL that
+    // lasts as long as SERVER_SECRET_PREVIOUS stays configured.
+    const [writingKey, ...otherKeys] = this.secrets.mediaUrlKeys;
+    const latestExpiryMs = nowMs + this.config.streamUrlTtlSeconds * 1000;
+    const checks = [checkMediaUrl(key, proof, writingKey, nowMs), ...otherKeys.map((urlKey) => checkMediaUrl(key, proof, urlKey, nowMs, latestExpiryMs))];
     const check = checks.find((result) => result !== 'forged') ?? 'forged';
     if (check === 'expired') {
       throw new DomainError('access_denied', 'This media URL has expired. Request a new stream URL.');

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ConfigError } from '../../../config/app-config.js';
 import { ServerSecrets } from '../../../shared/crypto/server-secrets.js';
 import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
-import { PartnerCredentialsService, SigningKeyService } from '../../identity/index.js';
+import { PartnerCredentialsService, SigningKeyService, TOKEN_ISSUERS, type TokenIssuer } from '../../identity/index.js';
 import { WebhookEndpointsService } from '../../webhooks/index.js';
 import { SecretFingerprintRepository } from '../domain/secret-fingerprint.repository.js';
 import { SECRET_MISMATCH } from './server-secret-gate.js';
@@ -12,6 +12,16 @@ export interface RotationResult {
   webhook_secrets_resealed: number;
   /** Credentials whose secret is still hashed under SERVER_SECRET_PREVIOUS: each upgrades at its next token request. */
   credentials_awaiting_upgrade: number;
+  /** After a leak only: what was replaced because the old secret unseals it in any older copy of the database. */
+  after_leak?: AfterLeakRotation;
+}
+
+/** What `secret:rotate --after-leak` replaced (ADR 0153). */
+export interface AfterLeakRotation {
+  /** The new key of each issuer; tokens of the older keys are refused from `retires_older_at`. */
+  signing_keys: { issuer: TokenIssuer; kid: string; signs_from: string; retires_older_at: string }[];
+  /** Every endpoint's new secret; the replaced one signs beside it until `previous_secret_expires_at`. Tell these partners to call rotate-secret before then. */
+  webhook_endpoints: { partner_id: string; environment: string; endpoint_id: string; previous_secret_expires_at: string }[];
 }
 
 /**
@@ -32,7 +42,12 @@ export class SecretRotationService {
     private readonly credentials: PartnerCredentialsService,
   ) {}
 
-  async rotate(): Promise<RotationResult> {
+  /**
+   * `afterLeak` also replaces what a copy of the database and the old secret would let
+   * anyone use: every signing key (new kids) and every webhook endpoint secret, in the same
+   * transaction (ADR 0153).
+   */
+  async rotate({ afterLeak = false }: { afterLeak?: boolean } = {}): Promise<RotationResult> {
     const { current, previous } = this.secrets.fingerprints;
     if (!previous) throw new ConfigError('secret:rotate needs SERVER_SECRET_PREVIOUS: the secret being replaced, beside the new SERVER_SECRET');
     const resealed = await this.unitOfWork.run(async () => {
@@ -45,8 +60,24 @@ export class SecretRotationService {
         webhook_secrets_resealed: await this.webhookEndpoints.resealAllSecrets(reseal),
       };
       await this.fingerprints.replace(current);
-      return counts;
+      return { ...counts, ...(afterLeak ? { after_leak: await this.replaceLeakedMaterial() } : {}) };
     });
-    return { ...resealed, credentials_awaiting_upgrade: await this.credentials.awaitingSecretUpgrade() };
+    const { after_leak, ...counts } = resealed;
+    return { ...counts, credentials_awaiting_upgrade: await this.credentials.awaitingSecretUpgrade(), ...(after_leak ? { after_leak } : {}) };
+  }
+
+  private async replaceLeakedMaterial(): Promise<AfterLeakRotation> {
+    const signingKeys: AfterLeakRotation['signing_keys'] = [];
+    for (const issuer of TOKEN_ISSUERS) signingKeys.push({ issuer, ...(await this.signingKeys.rotate(issuer)) });
+    const endpoints = await this.webhookEndpoints.rotateAllSecrets();
+    return {
+      signing_keys: signingKeys,
+      webhook_endpoints: endpoints.map((rotation) => ({
+        partner_id: rotation.partnerId,
+        environment: rotation.environment,
+        endpoint_id: rotation.endpointId,
+        previous_secret_expires_at: rotation.previousSecretExpiresAt.toISOString(),
+      })),
+    };
   }
 }

@@ -8,7 +8,12 @@ import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { allowedAddresses, checkEndpointUrl, hostOf, refusedAddresses, urlRulesFor } from '../domain/endpoint-url-policy.js';
 import { HostResolver } from '../domain/host-resolver.js';
 import { WebhookDeliveryRepository, type DeliveryRecord, type DeliveryStatus } from '../domain/webhook-delivery.repository.js';
-import { WebhookEndpointRepository, type WebhookEndpoint } from '../domain/webhook-endpoint.repository.js';
+import {
+  WebhookEndpointRepository,
+  type EndpointSecretRotation,
+  type SealedEndpointSecret,
+  type WebhookEndpoint,
+} from '../domain/webhook-endpoint.repository.js';
 import { WebhookEventRepository } from '../domain/webhook-event.repository.js';
 import type { WebhookEventType } from '../domain/webhook-event.js';
 import { newEndpointSecret } from '../domain/webhook-signature.js';
@@ -87,12 +92,31 @@ export class WebhookEndpointsService {
     return endpointIds;
   }
 
-  /** The URL rules of the tenant's environment, and the host's current addresses (checked again at every delivery). */
+  /**
+   * A new secret for every endpoint, sealed with the writing root secret, the replaced one
+   * signing beside it for the same overlap a partner's own rotation has (ADR 0153). Partners
+   * never see these secrets: they call rotate-secret within the overlap to get one they know.
+   */
+  rotateAllSecrets(): Promise<EndpointSecretRotation[]> {
+    return this.endpoints.rotateAllSecrets(() => this.secrets.seal(newEndpointSecret()), ROTATION_OVERLAP_SECONDS);
+  }
+
+  /** Endpoints with a secret the writing root secret does not open: sealed under another (`secret:status`). */
+  async sealedUnderOtherSecret(): Promise<SealedEndpointSecret[]> {
+    const stale = new Map<string, SealedEndpointSecret>();
+    for (const { sealedSecret, ...endpoint } of await this.endpoints.allSealedSecrets()) {
+      // Once per endpoint, though during a rotation's overlap it has two secrets.
+      if (!this.secrets.sealedWith(sealedSecret, this.secrets.writingFingerprint)) stale.set(endpoint.endpointId, endpoint);
+    }
+    return [...stale.values()];
+  }
+
   /** Seals every endpoint secret again with `reseal` (a root secret rotation, ADR 0003); returns how many. */
   resealAllSecrets(reseal: (sealed: string) => string): Promise<number> {
     return this.endpoints.resealAllSecrets(reseal);
   }
 
+  /** The URL rules of the tenant's environment, and the host's current addresses (checked again at every delivery). */
   private async checkUrl(tenant: Tenant, url: string): Promise<void> {
     const rules = urlRulesFor(tenant.environment, this.config.webhookAllowInsecureUrls, this.config.isProduction);
     const check = checkEndpointUrl(url, rules);

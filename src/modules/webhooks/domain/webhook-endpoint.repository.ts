@@ -21,6 +21,18 @@ export interface RotatedSecret {
   previousSecretExpiresAt: Date;
 }
 
+/** Which endpoint, of which tenant, a secret belongs to. */
+export interface SealedEndpointSecret {
+  endpointId: string;
+  partnerId: string;
+  environment: Tenant['environment'];
+}
+
+/** One endpoint whose secret an operator rotated, and until when its replaced secret signs. */
+export interface EndpointSecretRotation extends SealedEndpointSecret {
+  previousSecretExpiresAt: Date;
+}
+
 /** A partner's receiving endpoints, per environment, and their signing secrets. */
 export abstract class WebhookEndpointRepository {
   /**
@@ -39,6 +51,14 @@ export abstract class WebhookEndpointRepository {
    * UnitOfWork: the endpoint stays locked until it commits.
    */
   abstract rotateSecret(tenant: Tenant, id: string, sealedSecret: string, overlapSeconds: number): Promise<RotatedSecret | null>;
+  /**
+   * Gives every endpoint of every tenant a new current secret (`newSealedSecret()` each),
+   * as `rotateSecret` does for one: the replaced secret keeps signing for `overlapSeconds`
+   * (a rotation after a SERVER_SECRET leak, ADR 0153). Run inside a UnitOfWork.
+   */
+  abstract rotateAllSecrets(newSealedSecret: () => string, overlapSeconds: number): Promise<EndpointSecretRotation[]>;
+  /** Every endpoint secret of every tenant, sealed, with its endpoint (`secret:status`). */
+  abstract allSealedSecrets(): Promise<(SealedEndpointSecret & { sealedSecret: string })[]>;
   /** Rewrites every endpoint secret, of every tenant, with `reseal` (a root secret rotation); returns how many. */
   abstract resealAllSecrets(reseal: (sealed: string) => string): Promise<number>;
   /** Whether an endpoint of the tenant registered before `before` subscribes to `eventType`. */

@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../../shared/persistence/db.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
-import { WebhookEndpointRepository, type NewWebhookEndpoint, type RotatedSecret, type WebhookEndpoint } from '../domain/webhook-endpoint.repository.js';
+import {
+  WebhookEndpointRepository,
+  type EndpointSecretRotation,
+  type NewWebhookEndpoint,
+  type SealedEndpointSecret,
+  type RotatedSecret,
+  type WebhookEndpoint,
+} from '../domain/webhook-endpoint.repository.js';
 import type { WebhookEventType } from '../domain/webhook-event.js';
 import { WebhookEndpointEntity, WebhookEndpointSecretEntity } from './webhook.entities.js';
 
@@ -47,6 +54,14 @@ export class TypeOrmWebhookEndpointRepository extends WebhookEndpointRepository 
     return (result.affected ?? 0) > 0;
   }
 
+  async allSealedSecrets(): Promise<(SealedEndpointSecret & { sealedSecret: string })[]> {
+    return this.db.query(
+      `SELECT s.endpoint_id AS "endpointId", e.partner_id AS "partnerId", e.environment, s.sealed_secret AS "sealedSecret"
+         FROM webhook_endpoint_secrets s JOIN webhook_endpoints e ON e.id = s.endpoint_id
+        ORDER BY e.partner_id, e.environment, s.endpoint_id, s.created_at`,
+    );
+  }
+
   async resealAllSecrets(reseal: (sealed: string) => string): Promise<number> {
     const rows = await this.db.query<{ id: string; sealed_secret: string }>(`SELECT id, sealed_secret FROM webhook_endpoint_secrets FOR UPDATE`);
     for (const row of rows) await this.db.query(`UPDATE webhook_endpoint_secrets SET sealed_secret = $2 WHERE id = $1`, [row.id, reseal(row.sealed_secret)]);
@@ -60,6 +75,23 @@ export class TypeOrmWebhookEndpointRepository extends WebhookEndpointRepository 
       lock: { mode: 'pessimistic_write' },
     });
     if (!row) return null;
+    return { endpoint: toEndpoint(row), previousSecretExpiresAt: await this.replaceSecret(id, sealedSecret, overlapSeconds) };
+  }
+
+  async rotateAllSecrets(newSealedSecret: () => string, overlapSeconds: number): Promise<EndpointSecretRotation[]> {
+    const rows = await this.db.query<{ id: string; partner_id: string; environment: Tenant['environment'] }>(
+      `SELECT id, partner_id, environment FROM webhook_endpoints ORDER BY partner_id, environment, id FOR UPDATE`,
+    );
+    const rotations: EndpointSecretRotation[] = [];
+    for (const row of rows) {
+      const previousSecretExpiresAt = await this.replaceSecret(row.id, newSealedSecret(), overlapSeconds);
+      rotations.push({ endpointId: row.id, partnerId: row.partner_id, environment: row.environment, previousSecretExpiresAt });
+    }
+    return rotations;
+  }
+
+  /** On a locked endpoint: ends its current secret `overlapSeconds` from now (or keeps an earlier end), drops ended ones, adds `sealedSecret`. */
+  private async replaceSecret(id: string, sealedSecret: string, overlapSeconds: number): Promise<Date> {
     // In a CTE because TypeORM answers a top-level UPDATE with a row count, not the rows.
     const [retired] = await this.db.query<{ expires_at: Date }>(
       `WITH retired AS (
@@ -71,7 +103,7 @@ export class TypeOrmWebhookEndpointRepository extends WebhookEndpointRepository 
     );
     await this.db.query(`DELETE FROM webhook_endpoint_secrets WHERE endpoint_id = $1 AND expires_at <= now()`, [id]);
     await this.db.manager.getRepository(WebhookEndpointSecretEntity).insert({ endpointId: id, sealedSecret });
-    return { endpoint: toEndpoint(row), previousSecretExpiresAt: retired.expires_at };
+    return retired.expires_at;
   }
 
   async isSubscribed(tenant: Tenant, eventType: WebhookEventType, before: Date): Promise<boolean> {
