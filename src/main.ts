@@ -2,6 +2,7 @@
 import './bootstrap/v8-heap.js';
 import 'reflect-metadata';
 import { createApp } from './bootstrap/create-app.js';
+import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig, type AppConfig } from './config/app-config.js';
 import { loadEnvFile } from './config/env-file.js';
@@ -16,12 +17,23 @@ async function main(): Promise<void> {
     loadEnvFile();
     return loadConfig();
   });
+  // Before the database starts: a taken port is the commonest stumble and costs nothing to find.
+  await exitOnConfigError(() => listening('PORT', config.port, portFree(config.host, config.port)));
+  const metricsPort = config.metricsPort;
+  if (typeof metricsPort === 'number') await exitOnConfigError(() => listening('METRICS_PORT', metricsPort, portFree(config.host, metricsPort)));
   const database = await exitOnConfigError(() => locateDatabaseOrExit(config));
   await exitOnConfigError(() => checkDatabaseReachable(database.url));
   // A SERVER_SECRET the database was not set up with is found while the modules start.
   const app = await exitOnConfigError(() => createApp(config, database.url), database.release);
-  await app.listen({ port: config.port, host: config.host });
-  const metricsServer = typeof config.metricsPort === 'number' ? await startMetricsServer(app.get(HttpMetrics), config.host, config.metricsPort) : undefined;
+  const closeApp = async () => {
+    await app.close();
+    await database.release();
+  };
+  await exitOnConfigError(() => listening('PORT', config.port, app.listen({ port: config.port, host: config.host })), closeApp);
+  const metricsServer =
+    typeof metricsPort === 'number'
+      ? await exitOnConfigError(() => listening('METRICS_PORT', metricsPort, startMetricsServer(app.get(HttpMetrics), config.host, metricsPort)), closeApp)
+      : undefined;
   printWelcome(config);
   // Graceful stop: finish in-flight requests and webhook attempts, close the pool, then
   // stop the embedded database if this process started it.
@@ -55,6 +67,32 @@ async function exitOnConfigError<T>(step: () => T | Promise<T>, cleanUp?: () => 
   }
 }
 
+/**
+ * A port another process holds (or one this user may not bind) is a configuration mistake:
+ * say which variable names it. Checked before the database starts, and again at the real
+ * listen, where another process may have taken it meanwhile.
+ */
+async function listening<T>(variable: string, port: number, listen: Promise<T>): Promise<T> {
+  try {
+    return await listen;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new ConfigError(`${variable}=${port} is already in use by another process; stop it or choose another ${variable}`);
+    if (code === 'EACCES')
+      throw new ConfigError(`${variable}=${port} may not be bound by this user (ports below 1024 need privileges); choose another ${variable}`);
+    throw error;
+  }
+}
+
+/** Binds and releases `port`: fails as the real listen would, before anything has started. */
+function portFree(host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
+}
+
 /** An embedded database that cannot start ends the process with one line saying why. */
 async function locateDatabaseOrExit(config: AppConfig) {
   try {
@@ -83,7 +121,9 @@ function printWelcome(config: AppConfig): void {
     `  Metrics:      ${metricsLocation(config)}`,
     '  Create a sandbox credential:',
     `    ${credentialCommand(config)}`,
-    ...(config.databaseUrl ? ['    (with the same DATABASE_URL and SERVER_SECRET as this service)'] : []),
+    ...(config.databaseUrl
+      ? [`    (with the same ${config.isProduction ? 'DATABASE_URL, SERVER_SECRET and PUBLIC_BASE_URL' : 'DATABASE_URL and SERVER_SECRET'} as this service)`]
+      : []),
     '',
   ];
   process.stderr.write(lines.join('\n') + '\n');

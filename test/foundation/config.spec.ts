@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig, secretWeakness } from '../../src/config/app-config.js';
@@ -29,6 +29,13 @@ describe('loadConfig', () => {
       streamAuditRetentionDays: 400,
     });
     expect([...config.services]).toEqual(['platform', 'reading', 'sandbox', 'kids']);
+  });
+
+  it('.env.example names only files that exist', () => {
+    const example = readFileSync('.env.example', 'utf8');
+    const named = [...example.matchAll(/\b(?:docs\/[\w./-]+\.md|[A-Z]+\.md)\b/g)].map((match) => match[0]);
+    expect(named.length).toBeGreaterThan(2);
+    expect(named.filter((path) => !existsSync(path))).toEqual([]);
   });
 
   it('reads the size of the database pool', () => {

@@ -105,12 +105,18 @@ async function stopDuringLongRequest(command: string, args: string[]) {
   } catch {
     serviceAlive = false;
   }
-  return { code, inFlightAnswer, lateAnswer, serviceAlive, output };
+  // Whoever the launcher left behind: a node that outlived it would still hold the port.
+  const portHeld = await fetch(`${origin}/health/live`).then(
+    () => true,
+    () => false,
+  );
+  return { code, inFlightAnswer, lateAnswer, serviceAlive, portHeld, output };
 }
 
 describe('SIGTERM', () => {
   it.each([
     ['the documented start command, npm run start:prod', 'npm', ['run', '--silent', 'start:prod']],
+    ['the development start command, npm start', 'npm', ['start', '--silent']],
     ["the image's command", imageCommand()[0], imageCommand().slice(1)],
   ])(
     'to %s lets the request in flight finish, then the whole process tree exits 0',
@@ -122,7 +128,8 @@ describe('SIGTERM', () => {
         late: result.lateAnswer.status,
         lateError: JSON.parse(result.lateAnswer.body || '{}').error,
         serviceAlive: result.serviceAlive,
-      }).toEqual({ code: 0, inFlight: 401, late: 503, lateError: 'temporarily_unavailable', serviceAlive: false });
+        portHeld: result.portHeld,
+      }).toEqual({ code: 0, inFlight: 401, late: 503, lateError: 'temporarily_unavailable', serviceAlive: false, portHeld: false });
     },
     90_000,
   );
