@@ -2,12 +2,15 @@
 import './bootstrap/v8-heap.js';
 import 'reflect-metadata';
 import { createApp } from './bootstrap/create-app.js';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig, type AppConfig } from './config/app-config.js';
 import { loadEnvFile } from './config/env-file.js';
 import { checkDatabaseReachable, describeDatabase, locateDatabase } from './database/database-location.js';
 import { EmbeddedDatabaseError } from './database/embedded-postgres.js';
+import { configurationSummary } from './observability/lifecycle-log.js';
+import { createRootLogger } from './observability/logger.js';
 import { HttpMetrics } from './observability/metrics.js';
 import { ShutdownSignal } from './shared/shutdown-signal.js';
 import { startMetricsServer } from './observability/metrics-server.js';
@@ -34,6 +37,9 @@ async function main(): Promise<void> {
     typeof metricsPort === 'number'
       ? await exitOnConfigError(() => listening('METRICS_PORT', metricsPort, startMetricsServer(app.get(HttpMetrics), config.host, metricsPort)), closeApp)
       : undefined;
+  // Its own pino logger, written at once: Nest's Logger may hold lines back while it closes.
+  const lifecycle = createRootLogger(config.logLevel).child({ context: 'Lifecycle' });
+  lifecycle.info({ msg: 'service started', pid: process.pid, config: configurationSummary(config) });
   printWelcome(config);
   // Graceful stop: finish in-flight requests and webhook attempts, close the pool, then
   // stop the embedded database if this process started it.
@@ -42,15 +48,32 @@ async function main(): Promise<void> {
     process.once(signal, async () => {
       if (stopping) return;
       stopping = true;
+      const shutdown = app.get(ShutdownSignal);
+      const metrics = app.get(HttpMetrics);
+      const began = Date.now();
+      const answeredBefore = metrics.answered;
       // First say it: new requests and readiness get 503, long polls answer, the webhook
       // worker claims nothing more. Then close, once what is in flight has finished.
-      app.get(ShutdownSignal).begin();
+      shutdown.begin();
+      lifecycle.info({ msg: 'drain begun', signal, connections_open: await openConnections(app) });
       metricsServer?.close();
       await app.close();
+      lifecycle.info({
+        msg: 'drain finished',
+        duration_ms: Date.now() - began,
+        requests_finished: metrics.answered - answeredBefore - shutdown.refused,
+        requests_refused: shutdown.refused,
+      });
       await database.release();
+      lifecycle.info({ msg: 'exiting', exit_code: 0 });
       process.exit(0);
     });
   }
+}
+
+/** Client connections the HTTP server holds, idle keep-alive ones included. */
+function openConnections(app: NestFastifyApplication): Promise<number> {
+  return new Promise((resolve) => app.getHttpServer().getConnections((error, count) => resolve(error ? -1 : count)));
 }
 
 /** A configuration mistake ends the process with one line naming the variable (after `cleanUp`, such as stopping an embedded database). */

@@ -135,8 +135,13 @@ class OneLinePerRequest extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    // Who called: the credential and partner of a request that presented a valid token.
-    const caller = request.principal ? { client_id: request.principal.clientId, partner_id: request.principal.partnerId } : {};
+    // Who called: the credential and partner of a request that presented a valid token, or
+    // the client id a token request presented (well-formed, whether or not it was accepted).
+    const caller = request.principal
+      ? { client_id: request.principal.clientId, partner_id: request.principal.partnerId }
+      : request.presentedClientId
+        ? { client_id: request.presentedClientId }
+        : {};
     if (error) {
       reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime, ...caller }, 'request errored');
     } else if ((reply.log as Logger).isLevelEnabled('info')) {
@@ -162,6 +167,7 @@ function installRequestHooks(fastify: FastifyInstance, config: AppConfig, shutdo
     reply.header('x-request-id', request.id);
     setSecurityHeaders(request.url, reply);
     if (shutdown.draining) {
+      shutdown.recordRefusal();
       const refusal = new ApiError('temporarily_unavailable', 'This replica is shutting down: retry, another one answers.', { 'Retry-After': '1' });
       reply.status(refusal.status).headers(refusal.headers).header('connection', 'close').send(refusal.body);
       return;

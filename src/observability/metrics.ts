@@ -44,6 +44,9 @@ export class HttpMetrics {
     registers: [this.registry],
   });
 
+  /** Requests answered by this process since it started (for the drain's log lines). */
+  answered = 0;
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
@@ -51,6 +54,7 @@ export class HttpMetrics {
   /** Observes every answer, including errors and unknown routes. */
   install(fastify: FastifyInstance): void {
     fastify.addHook('onResponse', (request, reply, done) => {
+      this.answered++;
       const route = request.routeOptions.url ?? 'unmatched';
       const series = this.series(request.method, route, reply.statusCode);
       series.answered.inc();

@@ -9,6 +9,7 @@ import { Injectable } from '@nestjs/common';
 export class ShutdownSignal {
   private begun = false;
   private readonly listeners: (() => void)[] = [];
+  private refusedRequests = 0;
 
   get draining(): boolean {
     return this.begun;
@@ -18,6 +19,15 @@ export class ShutdownSignal {
   onBegin(listener: () => void): void {
     if (this.begun) listener();
     else this.listeners.push(listener);
+  }
+
+  /** Requests answered 503 because the drain had begun (for the drain's last log line). */
+  get refused(): number {
+    return this.refusedRequests;
+  }
+
+  recordRefusal(): void {
+    this.refusedRequests++;
   }
 
   begin(): void {
