@@ -10,7 +10,9 @@ RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json .swcrc ./
 COPY scripts ./scripts
 COPY src ./src
-RUN npm run build
+# The commit the image is built from (.git stays out of the context): docker build --build-arg BUILD_COMMIT=$(git rev-parse --short=12 HEAD)
+ARG BUILD_COMMIT=unknown
+RUN BUILD_COMMIT=$BUILD_COMMIT npm run build
 
 # Runtime stage: production dependencies (pruned of what never runs), dist/ and the demo
 # catalog, as a non-root user.

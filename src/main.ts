@@ -9,6 +9,7 @@ import { ConfigError, loadConfig, type AppConfig } from './config/app-config.js'
 import { loadEnvFile } from './config/env-file.js';
 import { checkDatabaseReachable, describeDatabase, locateDatabase } from './database/database-location.js';
 import { EmbeddedDatabaseError } from './database/embedded-postgres.js';
+import { buildInfo } from './observability/build-info.js';
 import { configurationSummary } from './observability/lifecycle-log.js';
 import { createRootLogger } from './observability/logger.js';
 import { HttpMetrics } from './observability/metrics.js';
@@ -38,7 +39,7 @@ async function main(): Promise<void> {
       ? await exitOnConfigError(() => listening('METRICS_PORT', metricsPort, startMetricsServer(app.get(HttpMetrics), config.host, metricsPort)), closeApp)
       : undefined;
   // Its own pino logger, written at once: Nest's Logger may hold lines back while it closes.
-  const lifecycle = createRootLogger(config.logLevel).child({ context: 'Lifecycle' });
+  const lifecycle = createRootLogger(config.logLevel).child({ context: 'Lifecycle', ...buildInfo() });
   lifecycle.info({ msg: 'service started', pid: process.pid, config: configurationSummary(config) });
   printWelcome(config);
   // Graceful stop: finish in-flight requests and webhook attempts, close the pool, then
@@ -137,7 +138,7 @@ async function locateDatabaseOrExit(config: AppConfig) {
 function printWelcome(config: AppConfig): void {
   const lines = [
     '',
-    `Partner Reading and Listening API listening on ${config.publicBaseUrl}`,
+    `Partner Reading and Listening API ${buildInfo().version} (${buildInfo().commit}, Node ${process.version}) listening on ${config.publicBaseUrl}`,
     `  Swagger UI:   ${config.publicBaseUrl}/docs`,
     `  OpenAPI JSON: ${config.publicBaseUrl}/docs/openapi.json`,
     `  Database:     ${describeDatabase(config)}`,

@@ -5,6 +5,7 @@ import { AppConfig } from '../config/app-config.js';
 import { ApiError } from '../shared/errors/api-error.js';
 import { ErrorBodyDto } from '../shared/http/error-body.dto.js';
 import { Public } from '../modules/identity/index.js';
+import { buildInfo } from './build-info.js';
 import { HttpMetrics } from './metrics.js';
 
 const READINESS_TIMEOUT_MS = 2000;
@@ -35,7 +36,7 @@ export class HealthController {
     summary: 'Readiness: the database answers',
     description: 'Answers 200 when the database answered within 2 s, else 503: take the replica out of the load balancer meanwhile.',
   })
-  @ApiOkResponse({ schema: { example: { status: 'ok' } } })
+  @ApiOkResponse({ schema: { example: { status: 'ok', version: '0.1.0', commit: '0e49222a1b2c' } } })
   @ApiServiceUnavailableResponse({ type: ErrorBodyDto, description: 'temporarily_unavailable' })
   async ready() {
     const check = this.dataSource.query('SELECT 1');
@@ -46,7 +47,9 @@ export class HealthController {
       check.catch(() => undefined);
       throw new ApiError('temporarily_unavailable', 'The database is unreachable.', { 'Retry-After': '5' });
     }
-    return { status: 'ok' };
+    // Which build answers: a rollout can be followed replica by replica.
+    const { version, commit } = buildInfo();
+    return { status: 'ok', version, commit };
   }
 
   @Get('metrics')

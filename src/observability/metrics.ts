@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { surfaceOf } from '../shared/http/surfaces.js';
+import { buildInfo } from './build-info.js';
 
 /**
  * Prometheus metrics: request counts and latency histograms per route (the route
@@ -49,6 +50,13 @@ export class HttpMetrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    const build = buildInfo();
+    new Gauge({
+      name: 'partner_api_build_info',
+      help: 'Always 1; its labels say which build runs: version, git commit and Node version.',
+      labelNames: ['version', 'commit', 'node'] as const,
+      registers: [this.registry],
+    }).set(build, 1);
   }
 
   /** Observes every answer, including errors and unknown routes. */
