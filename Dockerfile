@@ -9,6 +9,7 @@ COPY package.json package-lock.json ./
 RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json .swcrc ./
 COPY scripts ./scripts
+COPY catalog ./catalog
 COPY src ./src
 # The commit the image is built from (.git stays out of the context): docker build --build-arg BUILD_COMMIT=$(git rev-parse --short=12 HEAD)
 ARG BUILD_COMMIT=unknown
@@ -22,10 +23,10 @@ ENV NODE_ENV=production \
     DATA_DIR=/app/data
 WORKDIR /app
 COPY package.json package-lock.json ./
-COPY scripts/prune-production.mjs ./scripts/
+# The pruning step first, so that the dependency layer is rebuilt only when they change.
+COPY --from=build /app/dist/scripts ./dist/scripts
 RUN npm run install:production && npm cache clean --force
 COPY --from=build /app/dist ./dist
-COPY catalog ./catalog
 # DATA_DIR holds local media when STORAGE=local; the node user (uid 1000) owns it. A
 # volume, so that media outlives the container (mount a named one to keep it on re-create).
 RUN mkdir -p /app/data && chown node:node /app/data

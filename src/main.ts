@@ -4,6 +4,7 @@ import 'reflect-metadata';
 import { createApp } from './bootstrap/create-app.js';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createServer } from 'node:net';
+import { pino } from 'pino';
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig, type AppConfig } from './config/app-config.js';
 import { loadEnvFile } from './config/env-file.js';
@@ -38,8 +39,9 @@ async function main(): Promise<void> {
     typeof metricsPort === 'number'
       ? await exitOnConfigError(() => listening('METRICS_PORT', metricsPort, startMetricsServer(app.get(HttpMetrics), config.host, metricsPort)), closeApp)
       : undefined;
-  // Its own pino logger, written at once: Nest's Logger may hold lines back while it closes.
-  const lifecycle = createRootLogger(config.logLevel).child({ context: 'Lifecycle', ...buildInfo() });
+  // Its own pino logger, written synchronously: Nest's Logger may hold lines back while it
+  // closes, and an asynchronous write still under way at exit would land after the last line.
+  const lifecycle = createRootLogger(config.logLevel, pino.destination({ dest: 1, sync: true })).child({ context: 'Lifecycle', ...buildInfo() });
   lifecycle.info({ msg: 'service started', pid: process.pid, config: configurationSummary(config) });
   printWelcome(config);
   // Graceful stop: finish in-flight requests and webhook attempts, close the pool, then
@@ -51,6 +53,13 @@ async function main(): Promise<void> {
       stopping = true;
       const shutdown = app.get(ShutdownSignal);
       const metrics = app.get(HttpMetrics);
+      if (config.shutdownDelaySeconds > 0) {
+        // Keep serving while the load balancer notices the failing readiness and deregisters
+        // this replica; only then refuse new requests.
+        shutdown.leaveLoadBalancer();
+        lifecycle.info({ msg: 'shutdown delay begun', signal, seconds: config.shutdownDelaySeconds });
+        await new Promise((resolve) => setTimeout(resolve, config.shutdownDelaySeconds * 1000));
+      }
       const began = Date.now();
       const answeredBefore = metrics.answered;
       // First say it: new requests and readiness get 503, long polls answer, the webhook

@@ -6,7 +6,7 @@ import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Bindings, ChildLoggerOptions, Logger } from 'pino';
 import { AppModule } from '../app.module.js';
-import { HTTP_REQUEST_TIMEOUT_MS, type AppConfig } from '../config/app-config.js';
+import { HTTP_KEEP_ALIVE_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, type AppConfig } from '../config/app-config.js';
 import { createRootLogger, NestJsonLogger } from '../observability/logger.js';
 import { HttpMetrics } from '../observability/metrics.js';
 import { requestLogger } from '../observability/request-logger.js';
@@ -61,7 +61,7 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
     // connections, every 30 s by default, which would let a stalled client hold its socket
     // that much longer: here it checks at a quarter of the headers timeout, at most 1 s.
     connectionTimeout: 60_000,
-    keepAliveTimeout: 72_000,
+    keepAliveTimeout: HTTP_KEEP_ALIVE_TIMEOUT_MS,
     requestTimeout: HTTP_REQUEST_TIMEOUT_MS,
     http: {
       headersTimeout: config.httpHeadersTimeoutMs,

@@ -7,6 +7,7 @@ import { ErrorBodyDto } from '../shared/http/error-body.dto.js';
 import { Public } from '../modules/identity/index.js';
 import { buildInfo } from './build-info.js';
 import { HttpMetrics } from './metrics.js';
+import { ShutdownSignal } from '../shared/shutdown-signal.js';
 
 const READINESS_TIMEOUT_MS = 2000;
 
@@ -17,6 +18,7 @@ export class HealthController {
     private readonly dataSource: DataSource,
     @Inject(HttpMetrics) private readonly metrics: HttpMetrics,
     private readonly config: AppConfig,
+    private readonly shutdown: ShutdownSignal,
   ) {}
 
   @Get('health/live')
@@ -34,11 +36,15 @@ export class HealthController {
   @Public()
   @ApiOperation({
     summary: 'Readiness: the database answers',
-    description: 'Answers 200 when the database answered within 2 s, else 503: take the replica out of the load balancer meanwhile.',
+    description:
+      'Answers 200 when the database answered within 2 s, else 503: take the replica out of the load balancer meanwhile. Also 503 once the replica is stopping (SHUTDOWN_DELAY_SECONDS, then the drain).',
   })
   @ApiOkResponse({ schema: { example: { status: 'ok', version: '0.1.0', commit: '0e49222a1b2c' } } })
   @ApiServiceUnavailableResponse({ type: ErrorBodyDto, description: 'temporarily_unavailable' })
   async ready() {
+    if (this.shutdown.leavingLoadBalancer) {
+      throw new ApiError('temporarily_unavailable', 'This replica is stopping: the load balancer should send requests elsewhere.', { 'Retry-After': '1' });
+    }
     const check = this.dataSource.query('SELECT 1');
     const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), READINESS_TIMEOUT_MS).unref());
     try {

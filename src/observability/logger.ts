@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 /** Query parameters whose value is a secret, lowercase; compared with each name decoded. */
 const SECRET_QUERY_PARAMETERS = new Set(['client_secret', 'access_token', 'token', 'signature', 'sig', 'x-amz-signature', 'x-amz-credential']);
@@ -28,8 +28,8 @@ const percentDecoded = (text: string) => text.replace(/\+/g, ' ').replace(/%([0-
  * Structured JSON logs. Authorization headers, cookies and secret query values are
  * redacted; request bodies are never logged.
  */
-export function createRootLogger(level: string): Logger {
-  return pino({
+export function createRootLogger(level: string, destination?: DestinationStream): Logger {
+  const options: LoggerOptions = {
     level,
     base: { service: 'partner-reading-listening-api' },
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -48,7 +48,8 @@ export function createRootLogger(level: string): Logger {
       }),
       res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /**
