@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
+import { ConfigError } from './config-error.js';
 import { readOrCreateSecretFile, withFileVariables } from './secret-file.js';
 
 /** Connections of a process's PostgreSQL pool unless DATABASE_POOL_SIZE says otherwise. */
@@ -124,8 +125,8 @@ export class AppConfig {
   }
 }
 
-/** A configuration value that cannot be used; the message names the variable. */
-export class ConfigError extends Error {}
+// In a file of its own so that the readers of files (secret-file.ts) throw it without a cycle.
+export { ConfigError } from './config-error.js';
 
 type Env = Record<string, string | undefined>;
 

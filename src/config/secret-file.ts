@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { ConfigError } from './app-config.js';
+import { ConfigError } from './config-error.js';
 
 /**
  * The random secret kept in `file` (mode 600), created on first use. When two processes
