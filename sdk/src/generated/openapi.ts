@@ -35,7 +35,7 @@ export interface paths {
         };
         /**
          * Readiness: the database answers
-         * @description Answers 200 when the database answered within 2 s, else 503: take the replica out of the load balancer meanwhile.
+         * @description Answers 200 when the database answered within 2 s, else 503: take the replica out of the load balancer meanwhile. Also 503 once the replica is stopping (SHUTDOWN_DELAY_SECONDS, then the drain).
          */
         get: operations["getReadiness"];
         put?: never;

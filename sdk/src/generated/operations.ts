@@ -451,7 +451,7 @@ export abstract class GeneratedOperations<E extends Environment = Environment> {
    * Readiness: the database answers.
    *
    * Answers 200 when the database answered within 2 s, else 503: take the replica out of the load
-   * balancer meanwhile.
+   * balancer meanwhile. Also 503 once the replica is stopping (SHUTDOWN_DELAY_SECONDS, then the drain).
    *
    * `GET /health/ready`.
    */
