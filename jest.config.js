@@ -10,10 +10,6 @@ const swcEsm = {
   module: { type: 'es6' },
 };
 
-// Fastify's `inject` (light-my-request, CommonJS) requires `cookie` 2 and @fastify/static requires `content-disposition` 1, both ESM-only;
-// Jest on Node 20 cannot require ESM, so these packages are compiled to CommonJS for Jest.
-const esmOnlyRequiredFromCommonJs = ['cookie', 'content-disposition'];
-
 // `npm run test:fast` (TEST_SCOPE=fast): the unit and module tests, in process, without the
 // system suites: those that start service processes, pack or install packages, drive a
 // browser or fuzz the whole document, and those that run several replicas, crash, stop
@@ -33,11 +29,10 @@ export default {
   testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  transform: {
-    '^.+\\.ts$': ['@swc/jest', swcEsm],
-    [`node_modules/(${esmOnlyRequiredFromCommonJs.join('|')})/.+\\.js$`]: ['@swc/jest', { jsc: { target: 'es2023' }, module: { type: 'commonjs' } }],
-  },
-  transformIgnorePatterns: [`node_modules/(?!(${esmOnlyRequiredFromCommonJs.join('|')})/)`],
+  // Fastify's `inject` (light-my-request, CommonJS) requires the ESM-only `cookie` 2, and
+  // @fastify/static `content-disposition`: Node 24 requires ESM from CommonJS, and Jest with
+  // it, so they load as they are (on Node 20 they had to be compiled to CommonJS for Jest).
+  transform: { '^.+\\.ts$': ['@swc/jest', swcEsm] },
   globalSetup: '<rootDir>/test/support/global-setup.mjs',
   globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
   testTimeout: 60000,

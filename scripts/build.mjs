@@ -1,6 +1,6 @@
 // Plain Node on purpose: it decides whether the TypeScript toolchain is needed at all.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -11,7 +11,13 @@ import { join } from 'node:path';
  * keeps its files while another command rebuilds.
  */
 const STAMP = 'dist/.build-stamp';
-const INPUTS = ['src', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', '.swcrc'];
+/**
+ * Files the running service or `npm run install:production` read, copied into dist/ so that
+ * dist/, package.json and package-lock.json are all a runtime machine needs: the demo
+ * catalog (loaded into an empty sandbox at start) and the pruning step of the install.
+ */
+const RUNTIME_FILES = ['catalog', 'scripts/prune-production.mjs'];
+const INPUTS = ['src', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', '.swcrc', ...RUNTIME_FILES];
 
 function newestMtime(path) {
   if (!existsSync(path)) return 0;
@@ -29,5 +35,12 @@ if (process.argv.includes('--if-stale') && stampTime >= Math.max(...INPUTS.map(n
 const started = new Date();
 const build = spawnSync(process.execPath, ['node_modules/@nestjs/cli/bin/nest.js', 'build'], { stdio: ['ignore', 2, 2] });
 if (build.status !== 0) process.exit(build.status ?? 1);
+// Which build this is, for the banner, the logs, /health/ready and the build_info gauge:
+// BUILD_COMMIT when the build has no git checkout (a Docker build stage), else the checkout's.
+const git = spawnSync('git', ['rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8' });
+const commit = process.env.BUILD_COMMIT?.trim() || (git.status === 0 ? git.stdout.trim() : 'unknown');
+const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
+writeFileSync('dist/build-info.json', JSON.stringify({ version, commit }) + '\n');
+for (const path of RUNTIME_FILES) cpSync(path, join('dist', path), { recursive: true });
 writeFileSync(STAMP, '');
 utimesSync(STAMP, started, started);

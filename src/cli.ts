@@ -6,7 +6,7 @@ import { ConfigError, loadConfig } from './config/app-config.js';
 import { loadEnvFile } from './config/env-file.js';
 import { checkDatabaseReachable, describeDatabase, locateDatabase } from './database/database-location.js';
 import { HttpMetrics } from './observability/metrics.js';
-import { asksForHelp, COMMANDS, commandUsage, operatorIdentity, UsageError, parseArguments, unknownCommand, usage } from './cli/commands.js';
+import { asksForHelp, cliScript, COMMANDS, commandUsage, operatorIdentity, UsageError, parseArguments, unknownCommand, usage } from './cli/commands.js';
 import { OperatorAuditService } from './modules/operator-audit/index.js';
 
 /**
@@ -16,17 +16,18 @@ import { OperatorAuditService } from './modules/operator-audit/index.js';
  */
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  const script = cliScript(process.env);
   if (name === undefined || name === 'help' || asksForHelp([name])) {
-    process.stdout.write(usage());
+    process.stdout.write(usage(script));
     return 0;
   }
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) {
-    process.stderr.write(`${unknownCommand(name)}\n`);
+    process.stderr.write(`${unknownCommand(name, script)}\n`);
     return 2;
   }
   if (asksForHelp(rest)) {
-    process.stdout.write(commandUsage(name));
+    process.stdout.write(commandUsage(name, script));
     return 0;
   }
   let context: INestApplicationContext | undefined;

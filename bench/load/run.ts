@@ -27,6 +27,8 @@ const IDLE_CALIBRATION_SECONDS = 10;
 
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
+  // The service processes run on the same Node (process.execPath); the result file records it too.
+  log(`bench: Node ${process.version} (${process.execPath})`);
   if (options.scale === 1) return (await benchOnce(options)).exitCode;
   // One sitting: the same machine, build and settings for both sizes, the smaller first.
   const base = await benchOnce({ ...options, scale: 1 });

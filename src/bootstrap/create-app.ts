@@ -6,7 +6,7 @@ import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Bindings, ChildLoggerOptions, DestinationStream, Logger } from 'pino';
 import { AppModule } from '../app.module.js';
-import { HTTP_REQUEST_TIMEOUT_MS, type AppConfig } from '../config/app-config.js';
+import { HTTP_KEEP_ALIVE_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, type AppConfig } from '../config/app-config.js';
 import { createRootLogger, NestJsonLogger } from '../observability/logger.js';
 import { HttpMetrics } from '../observability/metrics.js';
 import { requestLogger } from '../observability/request-logger.js';
@@ -63,7 +63,7 @@ export async function createApp(config: AppConfig, databaseUrl: string, logDesti
     // connections, every 30 s by default, which would let a stalled client hold its socket
     // that much longer: here it checks at a quarter of the headers timeout, at most 1 s.
     connectionTimeout: 60_000,
-    keepAliveTimeout: 72_000,
+    keepAliveTimeout: HTTP_KEEP_ALIVE_TIMEOUT_MS,
     requestTimeout: HTTP_REQUEST_TIMEOUT_MS,
     http: {
       headersTimeout: config.httpHeadersTimeoutMs,
@@ -137,8 +137,13 @@ class OneLinePerRequest extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    // Who called: the credential and partner of a request that presented a valid token.
-    const caller = request.principal ? { client_id: request.principal.clientId, partner_id: request.principal.partnerId } : {};
+    // Who called: the credential and partner of a request that presented a valid token, or
+    // the client id a token request presented (well-formed, whether or not it was accepted).
+    const caller = request.principal
+      ? { client_id: request.principal.clientId, partner_id: request.principal.partnerId }
+      : request.presentedClientId
+        ? { client_id: request.presentedClientId }
+        : {};
     if (error) {
       reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime, ...caller }, 'request errored');
     } else if ((reply.log as Logger).isLevelEnabled('info')) {
@@ -164,6 +169,7 @@ function installRequestHooks(fastify: FastifyInstance, config: AppConfig, shutdo
     reply.header('x-request-id', request.id);
     setSecurityHeaders(request.url, reply);
     if (shutdown.draining) {
+      shutdown.recordRefusal();
       const refusal = new ApiError('temporarily_unavailable', 'This replica is shutting down: retry, another one answers.', { 'Retry-After': '1' });
       reply.status(refusal.status).headers(refusal.headers).header('connection', 'close').send(refusal.body);
       return;

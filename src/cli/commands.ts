@@ -280,20 +280,29 @@ export const COMMANDS: Record<string, Command> = {
   }),
 };
 
-export function usage(): string {
-  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name} ${command.summary}`);
-  return `Usage: npm run cli -- <command> [options]\n       npm run cli -- <command> --help\n\nCommands:\n${lines.join('\n')}\n`;
+/**
+ * The npm script the operator ran, so that help names the one that works where it runs:
+ * `cli:prod` on a production install (which has no build toolchain for `cli`).
+ */
+export function cliScript(env: Record<string, string | undefined>): 'cli' | 'cli:prod' {
+  if (env.npm_lifecycle_event === 'cli' || env.npm_lifecycle_event === 'cli:prod') return env.npm_lifecycle_event;
+  return env.NODE_ENV === 'production' ? 'cli:prod' : 'cli';
 }
 
-export function commandUsage(name: string): string {
-  return `Usage: npm run cli -- ${name} ${COMMANDS[name].summary}\n`;
+export function usage(script: string): string {
+  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name} ${command.summary}`);
+  return `Usage: npm run ${script} -- <command> [options]\n       npm run ${script} -- <command> --help\n\nCommands:\n${lines.join('\n')}\n`;
+}
+
+export function commandUsage(name: string, script: string): string {
+  return `Usage: npm run ${script} -- ${name} ${COMMANDS[name].summary}\n`;
 }
 
 /** Names the unknown command and, when one is close, the command probably meant. */
-export function unknownCommand(name: string): string {
+export function unknownCommand(name: string, script: string): string {
   const guess = nearest(name, Object.keys(COMMANDS));
   const hint = guess ? `did you mean ${guess}?` : `the commands are ${Object.keys(COMMANDS).join(', ')}`;
-  return `unknown command ${name}: ${hint} (npm run cli -- --help)`;
+  return `unknown command ${name}: ${hint} (npm run ${script} -- --help)`;
 }
 
 function unknownOption(name: string, options: Record<string, boolean>): UsageError {

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
-import { readOrCreateSecretFile } from './secret-file.js';
+import { ConfigError } from './config-error.js';
+import { readOrCreateSecretFile, withFileVariables } from './secret-file.js';
 
 /** Connections of a process's PostgreSQL pool unless DATABASE_POOL_SIZE says otherwise. */
 export const DEFAULT_POOL_SIZE = 20;
@@ -12,6 +13,9 @@ export type StorageBackend = 'local' | 's3';
 
 /** Time a client has to send a whole request, headers and body (not configurable). */
 export const HTTP_REQUEST_TIMEOUT_MS = 30_000;
+
+/** How long an idle kept-alive connection stays open; a drain waits for such connections to close. */
+export const HTTP_KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
 /**
  * Which proxies' `X-Forwarded-For` is believed (Fastify's `trustProxy`): none, all, the
@@ -94,6 +98,11 @@ export class AppConfig {
    * port number for a separate listener (kept off the partner-facing port), or 'off'.
    */
   readonly metricsPort: number | 'off' | null;
+  /**
+   * Seconds between SIGTERM and the drain during which the process keeps serving but
+   * readiness answers 503, so that a load balancer deregisters it first (a pre-stop delay).
+   */
+  readonly shutdownDelaySeconds: number;
   /** Days reading activity is kept; a month's partition is dropped once all of it is older (ADR 0100). */
   readonly activityRetentionDays: number;
   /** Days the stream URL audit log is kept, dropped by whole months like reading activity. */
@@ -116,14 +125,18 @@ export class AppConfig {
   }
 }
 
-/** A configuration value that cannot be used; the message names the variable. */
-export class ConfigError extends Error {}
+// In a file of its own so that the readers of files (secret-file.ts) throw it without a cycle.
+export { ConfigError } from './config-error.js';
 
 type Env = Record<string, string | undefined>;
 
+/** Variables that may instead be read from the file `<NAME>_FILE` names (a mounted secret). */
+export const FILE_VARIABLES = ['SERVER_SECRET', 'SERVER_SECRET_PREVIOUS', 'DATABASE_URL', 'DATABASE_READ_URL'] as const;
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-export function loadConfig(env: Env = process.env): AppConfig {
+export function loadConfig(environment: Env = process.env): AppConfig {
+  const env = withFileVariables(environment, FILE_VARIABLES);
   const nodeEnv = env.NODE_ENV?.trim() || 'development';
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const dataDir = resolve(env.DATA_DIR?.trim() || './data');
@@ -168,6 +181,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     serverSecret: serverSecret(env, dataDir, isProduction),
     serverSecretPrevious: previousServerSecret(env, isProduction),
     metricsPort: metricsPort(env, port, isProduction),
+    shutdownDelaySeconds: integer(env, 'SHUTDOWN_DELAY_SECONDS', 0, 0, 300),
   });
 }
 

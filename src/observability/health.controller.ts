@@ -6,7 +6,9 @@ import { ApiError } from '../shared/errors/api-error.js';
 import { ErrorBodyDto } from '../shared/http/error-body.dto.js';
 import { ReadinessChecks } from '../shared/readiness-checks.js';
 import { Public } from '../modules/identity/index.js';
+import { buildInfo } from './build-info.js';
 import { HttpMetrics } from './metrics.js';
+import { ShutdownSignal } from '../shared/shutdown-signal.js';
 
 const READINESS_TIMEOUT_MS = 2000;
 
@@ -18,6 +20,7 @@ export class HealthController {
     @Inject(HttpMetrics) private readonly metrics: HttpMetrics,
     private readonly config: AppConfig,
     private readonly readiness: ReadinessChecks,
+    private readonly shutdown: ShutdownSignal,
   ) {}
 
   @Get('health/live')
@@ -36,11 +39,14 @@ export class HealthController {
   @ApiOperation({
     summary: 'Readiness: the database answers and goes with this replica',
     description:
-      'Answers 200 when the database answered within 2 s and still records the SERVER_SECRET this replica was given, else 503 with the reason in `error_description`: take the replica out of the load balancer meanwhile.',
+      'Answers 200 when the database answered within 2 s and still records the SERVER_SECRET this replica was given, else 503 with the reason in `error_description`: take the replica out of the load balancer meanwhile. Also 503 once the replica is stopping (SHUTDOWN_DELAY_SECONDS, then the drain).',
   })
-  @ApiOkResponse({ schema: { example: { status: 'ok' } } })
+  @ApiOkResponse({ schema: { example: { status: 'ok', version: '0.1.0', commit: '0e49222a1b2c' } } })
   @ApiServiceUnavailableResponse({ type: ErrorBodyDto, description: 'temporarily_unavailable' })
   async ready() {
+    if (this.shutdown.leavingLoadBalancer) {
+      throw new ApiError('temporarily_unavailable', 'This replica is stopping: the load balancer should send requests elsewhere.', { 'Retry-After': '1' });
+    }
     const check = this.dataSource.query('SELECT 1');
     const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), READINESS_TIMEOUT_MS).unref());
     try {
@@ -51,7 +57,9 @@ export class HealthController {
     }
     const reasons = await this.readiness.reasons();
     if (reasons.length) throw new ApiError('temporarily_unavailable', `Not ready: ${reasons.join('; ')}`, { 'Retry-After': '5' });
-    return { status: 'ok' };
+    // Which build answers: a rollout can be followed replica by replica.
+    const { version, commit } = buildInfo();
+    return { status: 'ok', version, commit };
   }
 
   @Get('metrics')

@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import { pino, type DestinationStream, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import type { SubscriberLogIds } from '../shared/crypto/subscriber-log-ids.js';
 import { subscriberIdsHashed, type LoggedRequest } from './subscriber-log-redaction.js';
 
@@ -31,37 +31,27 @@ const percentDecoded = (text: string) => text.replace(/\+/g, ' ').replace(/%([0-
  * redacted, subscriber ids in URLs hashed (ADR 0141); request bodies are never logged.
  */
 export function createRootLogger(level: string, subscriberLogIds: SubscriberLogIds, destination?: DestinationStream): Logger {
-  return pino(
-    {
-      level,
-      base: { service: 'partner-reading-listening-api' },
-      timestamp: pino.stdTimeFunctions.isoTime,
-      // "info", not 30: log pipelines and people read the name without pino's number table.
-      formatters: { level: (label) => ({ level: label }) },
-      redact: {
-        paths: [
-          'req.headers.authorization',
-          'req.headers.cookie',
-          'headers.authorization',
-          '*.client_secret',
-          '*.access_token',
-          'client_secret',
-          'access_token',
-        ],
-        censor: '[REDACTED]',
-      },
-      serializers: {
-        req: (req: LoggedRequest & { id?: unknown; method?: string; ip?: string }) => ({
-          id: req.id,
-          method: req.method,
-          url: redactUrl(subscriberIdsHashed(req, subscriberLogIds)),
-          remoteAddress: req.ip,
-        }),
-        res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
-      },
+  const options: LoggerOptions = {
+    level,
+    base: { service: 'partner-reading-listening-api' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    // "info", not 30: log pipelines and people read the name without pino's number table.
+    formatters: { level: (label) => ({ level: label }) },
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', '*.client_secret', '*.access_token', 'client_secret', 'access_token'],
+      censor: '[REDACTED]',
     },
-    destination,
-  );
+    serializers: {
+      req: (req: LoggedRequest & { id?: unknown; method?: string; ip?: string }) => ({
+        id: req.id,
+        method: req.method,
+        url: redactUrl(subscriberIdsHashed(req, subscriberLogIds)),
+        remoteAddress: req.ip,
+      }),
+      res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+    },
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /**
@@ -70,34 +60,47 @@ export function createRootLogger(level: string, subscriberLogIds: SubscriberLogI
  */
 const START_UP_DETAIL = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
 
-/** Nest's own log lines (start-up, errors) through the same JSON logger. */
+/**
+ * Nest's own log lines (start-up, errors) and every `new Logger(Context)` of the service,
+ * through the same JSON logger, each with a `msg`. A Nest `Logger` passes its context last:
+ * `logger.warn({ err }, 'text')` arrives as `warn({ err }, 'text', 'Context')`, and
+ * `error(message, stack, context)` from Nest itself.
+ */
 export class NestJsonLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
-  log(message: unknown, context?: string) {
-    this.write(context && START_UP_DETAIL.has(context) ? 'debug' : 'info', message, context);
+  log(message: unknown, ...rest: unknown[]) {
+    const context = contextOf(rest);
+    this.write(context && START_UP_DETAIL.has(context) ? 'debug' : 'info', message, rest);
   }
-  /** Nest calls error(message, stack?, context?): the context comes last when given. */
   error(message: unknown, ...rest: unknown[]) {
-    const context = rest.length > 0 && typeof rest.at(-1) === 'string' ? (rest.at(-1) as string) : undefined;
-    const detail = rest.length > 1 ? rest[0] : undefined;
-    this.write('error', message, context, detail);
+    this.write('error', message, rest);
   }
-  warn(message: unknown, context?: string) {
-    this.write('warn', message, context);
+  warn(message: unknown, ...rest: unknown[]) {
+    this.write('warn', message, rest);
   }
-  debug(message: unknown, context?: string) {
-    this.write('debug', message, context);
+  debug(message: unknown, ...rest: unknown[]) {
+    this.write('debug', message, rest);
   }
-  verbose(message: unknown, context?: string) {
-    this.write('trace', message, context);
+  verbose(message: unknown, ...rest: unknown[]) {
+    this.write('trace', message, rest);
   }
 
-  private write(level: 'info' | 'error' | 'warn' | 'debug' | 'trace', message: unknown, context?: string, detail?: unknown) {
+  private write(level: 'info' | 'error' | 'warn' | 'debug' | 'trace', message: unknown, rest: unknown[]) {
+    const context = contextOf(rest);
+    // What comes between the message and the context: a text (`warn({ err }, 'text')`) or,
+    // from Nest, a stack.
+    const between = rest.slice(0, context === undefined ? rest.length : -1);
+    const text = between.find((part): part is string => typeof part === 'string');
     if (typeof message === 'object' && message !== null) {
-      this.logger[level]({ context, ...message }, typeof detail === 'string' ? detail : undefined);
+      const fields = message as Record<string, unknown>;
+      const msg = typeof fields.msg === 'string' ? fields.msg : (text ?? context ?? 'log');
+      this.logger[level]({ context, ...fields, msg });
     } else {
-      this.logger[level]({ context, ...(detail !== undefined ? { detail } : {}) }, String(message));
+      this.logger[level]({ context, ...(text !== undefined ? { detail: text } : {}) }, String(message));
     }
   }
 }
+
+/** The context Nest passes last, when the last parameter is a string. */
+const contextOf = (rest: unknown[]) => (rest.length > 0 && typeof rest.at(-1) === 'string' ? (rest.at(-1) as string) : undefined);

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { surfaceOf } from '../shared/http/surfaces.js';
+import { buildInfo } from './build-info.js';
 
 /**
  * Prometheus metrics: request counts and latency histograms per route (the route
@@ -44,13 +45,24 @@ export class HttpMetrics {
     registers: [this.registry],
   });
 
+  /** Requests answered by this process since it started (for the drain's log lines). */
+  answered = 0;
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    const build = buildInfo();
+    new Gauge({
+      name: 'partner_api_build_info',
+      help: 'Always 1; its labels say which build runs: version, git commit and Node version.',
+      labelNames: ['version', 'commit', 'node'] as const,
+      registers: [this.registry],
+    }).set(build, 1);
   }
 
   /** Observes every answer, including errors and unknown routes. */
   install(fastify: FastifyInstance): void {
     fastify.addHook('onResponse', (request, reply, done) => {
+      this.answered++;
       const route = request.routeOptions.url ?? 'unmatched';
       const series = this.series(request.method, route, reply.statusCode);
       series.answered.inc();

@@ -86,6 +86,23 @@ test.each([[['--help']], [['-h']], [['help']]])('%j prints the usage on stdout a
   expect(run.stdout).toContain('partner:create --name NAME');
 });
 
+test('cli:prod names itself in its help and hints, not the development script', async () => {
+  const npm = (...args: string[]) =>
+    new Promise<{ stdout: string; stderr: string }>((resolve) =>
+      execFile(
+        'npm',
+        ['run', '--silent', 'cli:prod', '--', ...args],
+        { env: { PATH: process.env.PATH, HOME: process.env.HOME, ENV_FILE: 'none' } },
+        (_error, stdout, stderr) => resolve({ stdout, stderr }),
+      ),
+    );
+  const help = await npm('--help');
+  expect(help.stdout).toContain('Usage: npm run cli:prod -- <command> [options]');
+  expect(help.stdout).not.toContain('npm run cli --');
+  expect((await npm('keys:rotate', '--help')).stdout).toMatch(/^Usage: npm run cli:prod -- keys:rotate /);
+  expect((await npm('launch')).stderr).toContain('(npm run cli:prod -- --help)');
+});
+
 test("<command> --help prints that command's usage and exits 0 without touching the database", async () => {
   const run = await cli('plan:map', '--help');
   expect(run.code).toBe(0);

@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig, secretWeakness } from '../../src/config/app-config.js';
+import { ConfigError, FILE_VARIABLES, loadConfig, secretWeakness } from '../../src/config/app-config.js';
 import { locateDatabase } from '../../src/database/database-location.js';
 
 const dataDir = () => mkdtempSync(join(tmpdir(), 'prl-config-'));
@@ -29,6 +29,54 @@ describe('loadConfig', () => {
       streamAuditRetentionDays: 400,
     });
     expect([...config.services]).toEqual(['platform', 'reading', 'sandbox', 'kids']);
+  });
+
+  it('.env.example names only files that exist', () => {
+    const example = readFileSync('.env.example', 'utf8');
+    const named = [...example.matchAll(/\b(?:docs\/[\w./-]+\.md|[A-Z]+\.md)\b/g)].map((match) => match[0]);
+    expect(named.length).toBeGreaterThan(2);
+    expect(named.filter((path) => !existsSync(path))).toEqual([]);
+  });
+
+  it('lists in .env.example every variable the configuration reads', () => {
+    const example = readFileSync('.env.example', 'utf8');
+    const source = ['src/config/app-config.ts', 'src/config/env-file.ts'].map((file) => readFileSync(file, 'utf8')).join('\n');
+    const read = [...source.matchAll(/env\.([A-Z][A-Z0-9_]+)|\(env, '([A-Z][A-Z0-9_]+)'/g)].map((match) => match[1] ?? match[2]);
+    const all = [...new Set([...read, ...FILE_VARIABLES.map((name) => `${name}_FILE`)])];
+    expect(all.length).toBeGreaterThan(30);
+    expect(all.filter((name) => !new RegExp(`^#? ?${name}=`, 'm').test(example))).toEqual([]);
+  });
+
+  it('reads SERVER_SECRET, SERVER_SECRET_PREVIOUS, DATABASE_URL and DATABASE_READ_URL from the files their _FILE variables name', () => {
+    const dir = dataDir();
+    const file = (name: string, content: string) => {
+      writeFileSync(join(dir, name), content);
+      return join(dir, name);
+    };
+    const config = loadConfig({
+      DATA_DIR: dir,
+      SERVER_SECRET_FILE: file('secret', 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF-file\n'),
+      SERVER_SECRET_PREVIOUS_FILE: file('previous', 'Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dFZx8-file\n'),
+      DATABASE_URL_FILE: file('url', 'postgres://app:pw@db.internal:5432/partner_api\n'),
+      DATABASE_READ_URL_FILE: file('read-url', 'postgres://app:pw@standby.internal:5432/partner_api'),
+    });
+    expect(config.serverSecret.toString()).toBe('Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF-file');
+    expect(config.serverSecretPrevious?.toString()).toBe('Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dFZx8-file');
+    expect(config.databaseUrl).toBe('postgres://app:pw@db.internal:5432/partner_api');
+    expect(config.databaseReadUrl).toBe('postgres://app:pw@standby.internal:5432/partner_api');
+  });
+
+  it.each([
+    [{ SERVER_SECRET: 'x'.repeat(40), SERVER_SECRET_FILE: '/etc/hostname' }, 'Set SERVER_SECRET or SERVER_SECRET_FILE, not both'],
+    [{ DATABASE_URL_FILE: '/nowhere/database-url' }, 'DATABASE_URL_FILE names /nowhere/database-url, which cannot be read (ENOENT)'],
+  ])('refuses %j in one message naming the variable', (env, message) => {
+    expect(() => loadConfig({ DATA_DIR: dataDir(), ...env })).toThrow(new ConfigError(message));
+  });
+
+  it('reads the pre-stop delay, none by default', () => {
+    expect(loadConfig({ DATA_DIR: dataDir() }).shutdownDelaySeconds).toBe(0);
+    expect(loadConfig({ DATA_DIR: dataDir(), SHUTDOWN_DELAY_SECONDS: '15' }).shutdownDelaySeconds).toBe(15);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), SHUTDOWN_DELAY_SECONDS: '-1' })).toThrow('SHUTDOWN_DELAY_SECONDS must be an integer from 0 to 300');
   });
 
   it('reads the size of the database pool', () => {

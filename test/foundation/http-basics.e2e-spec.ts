@@ -42,7 +42,7 @@ describe('health and metrics', () => {
     expect((await t.inject({ method: 'GET', url: '/health/live' })).json()).toEqual({ status: 'ok' });
     const ready = await t.inject({ method: 'GET', url: '/health/ready' });
     expect(ready.statusCode).toBe(200);
-    expect(ready.json()).toEqual({ status: 'ok' });
+    expect(ready.json()).toEqual({ status: 'ok', version: expect.any(String), commit: expect.any(String) });
   });
 
   it('exposes Prometheus request counts and latency histograms per route pattern', async () => {

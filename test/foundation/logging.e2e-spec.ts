@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createTestDatabase } from '../support/test-database.js';
 import { buildOnce, runNode } from '../support/processes.js';
 import { freePort } from '../../src/shared/net/free-port.js';
@@ -81,4 +83,28 @@ test('request logs are structured and free of secrets and tokens', async () => {
     .map((line) => JSON.parse(line));
   expect(untraced[0]).toMatchObject({ res: { statusCode: 200 } });
   expect(untraced[0]).not.toHaveProperty('trace_id');
+
+  const entries = output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  // Every line says what happened in msg (a text in `context` says nothing to a log search).
+  expect(entries.filter((entry) => typeof entry.msg !== 'string' || entry.msg === '')).toEqual([]);
+  // A token request's line names the client id it presented, accepted or not.
+  const tokenLines = entries.filter((entry) => (entry.req as { url?: string } | undefined)?.url?.startsWith('/platform/v1/oauth2/token'));
+  expect(tokenLines.length).toBe(3);
+  for (const line of tokenLines) expect(line.client_id).toBe(credential.client_id);
+  // Lifecycle: the start with its configuration, the drain's beginning and end with counts, the exit.
+  const lifecycle = entries.filter((entry) => entry.context === 'Lifecycle');
+  expect(lifecycle.map((entry) => entry.msg)).toEqual(['service started', 'drain begun', 'drain finished', 'exiting']);
+  // Each names the build: the version, the commit dist/ was built from, the Node that runs it.
+  const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+  const commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8' }).trim();
+  for (const line of lifecycle) expect(line).toMatchObject({ version, commit, node: process.version });
+  expect(output).toContain(`Partner Reading and Listening API ${version} (${commit}, Node ${process.version}) listening on`);
+  expect(lifecycle[0]).toMatchObject({ level: 'info', config: { database: expect.any(String), services: ['platform', 'reading', 'sandbox', 'kids'], port } });
+  expect(lifecycle[1]).toMatchObject({ signal: 'SIGTERM', connections_open: expect.any(Number) });
+  expect(lifecycle[2]).toMatchObject({ requests_finished: expect.any(Number), requests_refused: 0, duration_ms: expect.any(Number) });
+  expect(lifecycle[3]).toMatchObject({ exit_code: 0 });
+  expect(JSON.stringify(lifecycle)).not.toContain(secretEnv.SERVER_SECRET);
 });

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '../../src/shared/net/free-port.js';
@@ -15,6 +15,7 @@ import { createTestDatabase } from '../support/test-database.js';
  * test: it installs packages from the registry.
  */
 const INSTALL_TIMEOUT_MS = 300_000;
+const RUNTIME_FILES = ['dist', 'package.json', 'package-lock.json'];
 const SECRET = 'prod-install-Secret-7f3a9c21e8b4d60f5a2e19c7b3d8';
 
 describe('a production install', () => {
@@ -26,9 +27,8 @@ describe('a production install', () => {
 
   beforeAll(async () => {
     buildOnce();
-    mkdirSync(join(copy, 'scripts'));
-    for (const path of ['dist', 'catalog', 'package.json', 'package-lock.json', 'scripts/prune-production.mjs'])
-      cpSync(path, join(copy, path), { recursive: true });
+    // What docs/operations.md says a runtime machine needs, and nothing else.
+    for (const path of RUNTIME_FILES) cpSync(path, join(copy, path), { recursive: true });
     const printed = execFileSync('npm', ['run', '--silent', 'install:production'], { cwd: copy, encoding: 'utf8' });
     installedMiB = Number(/production install: ([\d.]+) MiB/.exec(printed)?.[1]);
     diskMiB = Number(execFileSync('du', ['-sk', join(copy, 'node_modules')], { encoding: 'utf8' }).split('\t')[0]) / 1024;
@@ -36,6 +36,11 @@ describe('a production install', () => {
     databaseUrl = await createTestDatabase();
   }, INSTALL_TIMEOUT_MS);
   afterAll(() => rmSync(copy, { recursive: true, force: true }));
+
+  it('is the list of files docs/operations.md gives', () => {
+    const listed = /The runtime machine needs (.*?)\.(?:\s|$)/.exec(readFileSync('docs/operations.md', 'utf8').replace(/\s+/g, ' '))?.[1];
+    expect(listed && [...listed.matchAll(/`([^`]+?)\/?`/g)].map((match) => match[1])).toEqual(RUNTIME_FILES);
+  });
 
   it('takes at most 150 MB on disk, without the embedded PostgreSQL or the TypeScript compiler', () => {
     expect(diskMiB).toBeGreaterThan(10);

@@ -2,8 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createServer } from 'node:net';
 import pg from 'pg';
 import { buildOnce, runNode, startService } from '../support/processes.js';
+import { createTestDatabase } from '../support/test-database.js';
 import { freePort } from '../../src/shared/net/free-port.js';
 import { REACHABLE_HOME, clusterDirectory, startPostgresServer } from '../../src/database/postgres-server.js';
 
@@ -33,13 +35,14 @@ describe('starting the service with nothing configured', () => {
       const output = service.output();
       expect(output).toContain(`http://localhost:${port}/docs`);
       // The exact command, in this DATA_DIR, and last: Nest's route lines are debug detail,
-      // and nothing else is logged between the banner and the first request.
+      // and nothing but the start line (stdout, so it may arrive after the banner on
+      // stderr) is logged between the banner and the first request.
       expect(output).toContain(`DATA_DIR=${dataDir} npm run --silent cli -- partner:create --name "My company" --sandbox`);
       expect(output).not.toContain('Mapped {');
       const afterBanner = output
         .slice(output.indexOf('listening on'))
         .split('\n')
-        .filter((line) => line.startsWith('{'));
+        .filter((line) => line.startsWith('{') && !line.includes('"msg":"service started"'));
       expect(afterBanner[0]).toContain('/health/ready');
       expect(existsSync(join(dataDir, 'pg', 'PG_VERSION'))).toBe(true);
       expect(existsSync(join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
@@ -64,6 +67,45 @@ describe('starting the service with nothing configured', () => {
     rmSync(cwd, { recursive: true, force: true });
     expect(run.status).toBe(1);
     expect(run.stderr.trim()).toBe('Configuration error: SERVICES must list some of platform, reading, sandbox, kids, got "chat"');
+  });
+
+  it.each([
+    ['PORT', (port: number) => ({ PORT: String(port) })],
+    ['METRICS_PORT', (port: number) => ({ METRICS_PORT: String(port) })],
+  ])('says in one line that the port %s names is taken, and exits 1', async (variable, env) => {
+    const holder = createServer();
+    const port = await freePort();
+    await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
+    try {
+      const service = runNode('dist/src/main.js', [], {
+        DATA_DIR: dataDir,
+        HOST: '127.0.0.1',
+        PORT: String(await freePort()),
+        LOG_LEVEL: 'warn',
+        ...env(port),
+      });
+      expect(await service.exit()).toBe(1);
+      expect(service.output().trim().split('\n')).toEqual([
+        `Configuration error: ${variable}=${port} is already in use by another process; stop it or choose another ${variable}`,
+      ]);
+      expect(existsSync(join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+    } finally {
+      holder.close();
+    }
+  });
+
+  it('in production, prints the cli:prod command and every variable it needs', async () => {
+    const service = await startService({
+      NODE_ENV: 'production',
+      DATABASE_URL: await createTestDatabase(),
+      SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF',
+      PUBLIC_BASE_URL: 'https://api.example.com',
+      LOG_LEVEL: 'warn',
+    });
+    service.child.kill('SIGTERM');
+    expect(await service.exit()).toBe(0);
+    expect(service.output()).toContain('npm run --silent cli:prod -- partner:create');
+    expect(service.output()).toContain('(with the same DATABASE_URL, SERVER_SECRET and PUBLIC_BASE_URL as this service)');
   });
 
   it('refuses a bad configuration value with one line naming the variable', async () => {

@@ -1,10 +1,12 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect } from 'node:net';
 import { validate } from 'dockerfile-utils';
 import { parse } from 'yaml';
 import { freePort } from '../../src/shared/net/free-port.js';
-import { buildOnce } from '../support/processes.js';
+import { buildOnce, runNode } from '../support/processes.js';
 import { createTestDatabase } from '../support/test-database.js';
 
 /**
@@ -105,12 +107,18 @@ async function stopDuringLongRequest(command: string, args: string[]) {
   } catch {
     serviceAlive = false;
   }
-  return { code, inFlightAnswer, lateAnswer, serviceAlive, output };
+  // Whoever the launcher left behind: a node that outlived it would still hold the port.
+  const portHeld = await fetch(`${origin}/health/live`).then(
+    () => true,
+    () => false,
+  );
+  return { code, inFlightAnswer, lateAnswer, serviceAlive, portHeld, output };
 }
 
 describe('SIGTERM', () => {
   it.each([
     ['the documented start command, npm run start:prod', 'npm', ['run', '--silent', 'start:prod']],
+    ['the development start command, npm start', 'npm', ['start', '--silent']],
     ["the image's command", imageCommand()[0], imageCommand().slice(1)],
   ])(
     'to %s lets the request in flight finish, then the whole process tree exits 0',
@@ -122,10 +130,53 @@ describe('SIGTERM', () => {
         late: result.lateAnswer.status,
         lateError: JSON.parse(result.lateAnswer.body || '{}').error,
         serviceAlive: result.serviceAlive,
-      }).toEqual({ code: 0, inFlight: 401, late: 503, lateError: 'temporarily_unavailable', serviceAlive: false });
+        portHeld: result.portHeld,
+      }).toEqual({ code: 0, inFlight: 401, late: 503, lateError: 'temporarily_unavailable', serviceAlive: false, portHeld: false });
     },
     90_000,
   );
+});
+
+describe('SHUTDOWN_DELAY_SECONDS, with the secrets read from files', () => {
+  it('keeps serving with readiness 503 for the delay, then drains and exits 0', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'prl-delay-'));
+    const { SERVER_SECRET, DATABASE_URL, ...env } = productionEnv();
+    writeFileSync(join(directory, 'server-secret'), `${SERVER_SECRET}\n`);
+    writeFileSync(join(directory, 'database-url'), `${DATABASE_URL}\n`);
+    const port = await freePort();
+    const service = runNode('dist/src/main.js', [], {
+      ...env,
+      PORT: String(port),
+      LOG_LEVEL: 'info',
+      SHUTDOWN_DELAY_SECONDS: '4',
+      SERVER_SECRET_FILE: join(directory, 'server-secret'),
+      DATABASE_URL_FILE: join(directory, 'database-url'),
+    });
+    const origin = `http://127.0.0.1:${port}`;
+    try {
+      await service.waitForOutput(/Swagger UI/, 60_000);
+      expect((await fetch(`${origin}/health/ready`)).status).toBe(200);
+      service.child.kill('SIGTERM');
+      await service.waitForOutput(/"msg":"shutdown delay begun"/);
+      // New connections, as a load balancer's probes and requests make them.
+      const [ready, live] = await Promise.all([fetch(`${origin}/health/ready`), fetch(`${origin}/health/live`)]);
+      expect({ ready: ready.status, live: live.status, drainBegun: service.output().includes('"msg":"drain begun"') }).toEqual({
+        ready: 503,
+        live: 200,
+        drainBegun: false,
+      });
+      expect(await service.exit()).toBe(0);
+      const lifecycle = service
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"context":"Lifecycle"'))
+        .map((line) => JSON.parse(line).msg);
+      expect(lifecycle).toEqual(['service started', 'shutdown delay begun', 'drain begun', 'drain finished', 'exiting']);
+    } finally {
+      service.child.kill('SIGKILL');
+      rmSync(directory, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe('the Dockerfile', () => {

@@ -31,3 +31,22 @@ it('answers waiting long polls at once, readiness and new requests 503, and clos
     await t.close();
   }
 });
+
+it('during the pre-stop delay serves every request as usual but readiness, which answers 503', async () => {
+  const t = await startTestApp();
+  try {
+    const token = await t.token(await t.partner({ scopes: ['platform:webhooks:manage'] }));
+    t.app.get(ShutdownSignal).leaveLoadBalancer();
+    const ready = await t.inject({ method: 'GET', url: '/health/ready' });
+    expect({ status: ready.statusCode, error: ready.json().error, retryAfter: ready.headers['retry-after'] }).toEqual({
+      status: 503,
+      error: 'temporarily_unavailable',
+      retryAfter: '1',
+    });
+    expect((await t.inject({ method: 'GET', url: '/health/live' })).statusCode).toBe(200);
+    const events = await t.inject({ method: 'GET', url: '/platform/v1/events?after=0', headers: bearer(token) });
+    expect({ status: events.statusCode, connection: events.headers.connection }).toEqual({ status: 200, connection: 'keep-alive' });
+  } finally {
+    await t.close();
+  }
+});

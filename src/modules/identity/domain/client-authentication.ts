@@ -42,6 +42,24 @@ export function readClientAuthentication(authorization: string | undefined, body
   return checked({ clientId: body.client_id, clientSecret: body.client_secret });
 }
 
+/**
+ * The client id a token request names (HTTP Basic user or body `client_id`) when it has the
+ * form of one this platform issues, whatever else is wrong with the request: its log line
+ * names it, so that an operator finds a partner's failed token requests.
+ */
+export function presentedClientId(authorization: string | undefined, body: { client_id?: unknown }): string | undefined {
+  let clientId: unknown = body.client_id;
+  if (authorization !== undefined && /^basic\s/i.test(authorization)) {
+    const decoded = Buffer.from(authorization.replace(/^basic\s+/i, '').trim(), 'base64').toString('utf8');
+    try {
+      clientId = decoded.includes(':') ? formDecode(decoded.slice(0, decoded.indexOf(':'))) : undefined;
+    } catch {
+      clientId = undefined;
+    }
+  }
+  return typeof clientId === 'string' && CLIENT_ID_PATTERN.test(clientId) ? clientId : undefined;
+}
+
 const given = (value: unknown) => value !== undefined && value !== '';
 
 function checked(credentials: ClientCredentials): ClientAuthentication {

@@ -1,7 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, invalidRequest } from '../../../shared/errors/api-error.js';
-import { readClientAuthentication, type ClientCredentials } from '../domain/client-authentication.js';
+import { presentedClientId, readClientAuthentication, type ClientCredentials } from '../domain/client-authentication.js';
 import { invalidClient } from '../application/token-issuer.service.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The well-formed client id a token request presented, named in its log line. */
+    presentedClientId?: string;
+  }
+}
 
 /**
  * Reads a client credentials token request (contract 4.2, DECISIONS 3): form body only,
@@ -10,6 +17,7 @@ import { invalidClient } from '../application/token-issuer.service.js';
  */
 export function readTokenRequest(request: FastifyRequest, reply: FastifyReply): { client: ClientCredentials; form: Record<string, unknown> } {
   reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
+  request.presentedClientId = presentedClientId(request.headers.authorization, (request.body ?? {}) as { client_id?: unknown });
   const query = (request.query ?? {}) as Record<string, unknown>;
   if ('client_secret' in query || 'access_token' in query) {
     throw invalidRequest('Secrets must never be sent in the URL: send the credentials with HTTP Basic or in the form body.');

@@ -1,0 +1,2 @@
+/** A configuration value that cannot be used; the message names the variable. */
+export class ConfigError extends Error {}
