@@ -35,7 +35,7 @@ export interface paths {
         };
         /**
          * Readiness: the database answers and goes with this replica
-         * @description Answers 200 when the database answered within 2 s and still records the SERVER_SECRET this replica was given, else 503 with the reason in `error_description`: take the replica out of the load balancer meanwhile.
+         * @description Answers 200 when the database answered within 2 s and still records the SERVER_SECRET this replica was given, else 503 with the reason in `error_description`: take the replica out of the load balancer meanwhile. Also 503 once the replica is stopping (SHUTDOWN_DELAY_SECONDS, then the drain).
          */
         get: operations["getReadiness"];
         put?: never;
@@ -10178,7 +10178,10 @@ export interface operations {
     eraseSubscriberData: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry (DECISIONS 30): the first request with a key is processed and its answer kept 24 hours; the same request with the same key again gets that answer, with `Idempotent-Replayed: true`, and nothing is done twice. Keys belong to your partner and environment; use a new random one (a UUID) per operation. Idempotency-Key must be 1 to 255 printable ASCII characters. Refused requests are not kept: a corrected retry may reuse the key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
                 subscriber_id: string;
@@ -10190,6 +10193,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key; absent on the answer of a request processed now. */
+                    "Idempotent-Replayed"?: "true";
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -10243,6 +10248,40 @@ export interface operations {
                      * @example {
                      *       "error": "insufficient_scope",
                      *       "error_description": "The token needs one of: platform:subscribers:erase."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s) */
+            409: {
+                headers: {
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying (1). */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_in_use",
+                     *       "error_description": "A request with this Idempotency-Key is still being processed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "error_description": "This Idempotency-Key was used with another method, path or body."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];

@@ -496,7 +496,7 @@ export abstract class GeneratedOperations<E extends Environment = Environment> {
    *
    * Answers 200 when the database answered within 2 s and still records the SERVER_SECRET this replica
    * was given, else 503 with the reason in `error_description`: take the replica out of the load
-   * balancer meanwhile.
+   * balancer meanwhile. Also 503 once the replica is stopping (SHUTDOWN_DELAY_SECONDS, then the drain).
    *
    * `GET /health/ready`.
    */
