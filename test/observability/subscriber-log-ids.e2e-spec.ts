@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { SubscriberLogIds } from '../../src/shared/crypto/subscriber-log-ids.js';
 import { SUBSCRIBER_ID_PIPES } from '../../src/shared/http/identifiers.js';
-import type { IssuedCredential } from '../../src/modules/identity/index.js';
+import { SCOPES, type IssuedCredential } from '../../src/modules/identity/index.js';
 import { registeredRoutes } from '../support/routes.js';
 import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -26,8 +26,9 @@ let logIds: SubscriberLogIds;
 
 beforeAll(async () => {
   t = await startTestApp({ LOG_LEVEL: 'info' }, undefined, capture);
-  live = await t.partner();
-  sandbox = await t.partner({ environment: 'sandbox' });
+  // Every scope, erasure's included (not in the default set): each route must answer, not refuse.
+  live = await t.partner({ scopes: [...SCOPES] });
+  sandbox = await t.partner({ environment: 'sandbox', scopes: [...SCOPES] });
   tokens = { live: await t.token(live), sandbox: await t.token(sandbox) };
   logIds = new SubscriberLogIds(t.config.serverSecret);
 });

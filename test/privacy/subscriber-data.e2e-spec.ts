@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { COMMANDS } from '../../src/cli/commands.js';
 import { KidsActivityImporter } from '../../src/modules/kids-engagement/index.js';
@@ -180,6 +181,25 @@ describe('every column that holds subscriber ids', () => {
     // Nothing declared that the schema does not have (a renamed column would hide there).
     expect([...known].filter((column) => !columns.includes(column))).toEqual([]);
   });
+
+  test('belongs to a table whose retention docs/privacy.md states (DECISIONS 29)', async () => {
+    const tables = [...new Set((await subscriberColumns()).map(({ table }) => table))];
+    const stated = retentionTables(readFileSync('docs/privacy.md', 'utf8'));
+    expect(tables.length).toBeGreaterThan(8);
+    expect(tables.filter((table) => !stated.has(table))).toEqual([]);
+  });
+});
+
+/** The tables named in the first column of docs/privacy.md's retention table (section 5). */
+function retentionTables(privacy: string): Set<string> {
+  const section = privacy.slice(privacy.indexOf('## 5.'));
+  const rows = section.split('\n').filter((line) => line.startsWith('| `'));
+  return new Set(rows.flatMap((row) => [...row.split('|')[1].matchAll(/`(\w+)`/g)].map((m) => m[1])));
+}
+
+test('the retention check reads the tables of the first column only (planted row)', () => {
+  const stated = retentionTables('## 5. Retention\n\n| Table | What |\n|---|---|\n| `a_table`, `b_table` | mentions `c_table` |\n');
+  expect([...stated]).toEqual(['a_table', 'b_table']);
 });
 
 describe('export', () => {
