@@ -20,6 +20,7 @@ import { createValidationPipe } from '../shared/http/validation.js';
 import { trackAllowedMethods } from './allowed-methods.js';
 import { securityHeaders } from './security-headers.js';
 import { setupSwagger } from './swagger.js';
+import { proxyTrust } from './trusted-proxies.js';
 
 /** DECISIONS 19: bodies over 64 KiB are refused with 413. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -46,8 +47,8 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
     bodyLimit: BODY_LIMIT_BYTES,
     // request.ip, which keys the per-address limits, comes from X-Forwarded-For only when
     // the proxy that set it is trusted; otherwise any client could name any address.
-    // A hop count becomes the function Fastify would build from it (its types omit numbers).
-    trustProxy: typeof config.trustProxy === 'number' ? trustNearestHops(config.trustProxy) : config.trustProxy,
+    // It is the rightmost address the trusted proxies did not write (trusted-proxies.ts).
+    trustProxy: proxyTrust(config.trustProxy),
     // A caller's own x-request-id is kept when it is safe to log; otherwise we mint one.
     requestIdHeader: false,
     genReqId: (req: IncomingMessage) => {
@@ -94,8 +95,6 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
   await app.init();
   return app;
 }
-
-const trustNearestHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
 /**
  * Node's HTTP parser fails some connections before there is a request to route: headers

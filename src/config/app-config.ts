@@ -14,10 +14,10 @@ export type StorageBackend = 'local' | 's3';
 export const HTTP_REQUEST_TIMEOUT_MS = 30_000;
 
 /**
- * Which proxies' `X-Forwarded-For` is believed (Fastify's `trustProxy`): none, all, the
- * nearest N hops, or the proxies at these addresses and CIDR ranges.
+ * Which proxies' `X-Forwarded-For` is believed (Fastify's `trustProxy`): none, the nearest
+ * N hops within the private ranges, or the proxies at these addresses and CIDR ranges.
  */
-export type TrustedProxies = boolean | number | string[];
+export type TrustedProxies = false | number | string[];
 
 export interface S3Settings {
   endpoint?: string;
@@ -157,7 +157,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     tokenFailuresPerMinute: integer(env, 'TOKEN_FAILURES_PER_MINUTE', 10, 1, 1_000_000),
     unauthenticatedRps: integer(env, 'UNAUTHENTICATED_RPS', 20, 1, 1_000_000),
     unauthenticatedBurst: integer(env, 'UNAUTHENTICATED_BURST', 100, 1, 1_000_000),
-    trustProxy: trustedProxies(env),
+    trustProxy: trustedProxies(env, isProduction),
     nodeEnv,
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     keyActivationDelaySeconds: integer(env, 'KEY_ACTIVATION_DELAY_SECONDS', 600, 0, 86400),
@@ -262,11 +262,23 @@ function surfaces(env: Env): ReadonlySet<Surface> {
 
 const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 
-/** `false` (default), `true`, a hop count, or a comma-separated list of addresses, CIDRs and range names. */
-function trustedProxies(env: Env): TrustedProxies {
+/**
+ * `false` (default), a hop count, or a comma-separated list of addresses, CIDRs and range
+ * names. `true` once meant "every hop", which takes the entry the client wrote: it now names
+ * the proxies' own networks (a list), and production refuses it so that the operator names
+ * its proxies (docs/limits.md).
+ */
+function trustedProxies(env: Env, isProduction: boolean): TrustedProxies {
   const raw = env.TRUST_PROXY?.trim();
   if (!raw || raw === 'false') return false;
-  if (raw === 'true') return true;
+  if (raw === 'true') {
+    if (isProduction) {
+      throw new ConfigError(
+        'TRUST_PROXY=true is refused when NODE_ENV=production: name the proxies (addresses, CIDR ranges, loopback, linklocal, uniquelocal) or give their number',
+      );
+    }
+    return [...PROXY_RANGE_NAMES];
+  }
   if (/^\d+$/.test(raw)) return integer(env, 'TRUST_PROXY', 0, 1, 100);
   const entries = raw.split(',').map((entry) => entry.trim());
   const invalid = entries.find((entry) => !PROXY_RANGE_NAMES.includes(entry) && !isAddressOrCidr(entry));
