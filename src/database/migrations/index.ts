@@ -20,6 +20,7 @@ import { EntitlementDayPeaks1764100500000 } from './1764100500000-entitlement-da
 import { WebhookDeliveryCounts1764100600000 } from './1764100600000-webhook-delivery-counts.js';
 import { ProgressReportIndexes1764100700000 } from './1764100700000-progress-report-indexes.js';
 import { KidsSummaryCounts1764100800000 } from './1764100800000-kids-summary-counts.js';
+import { UnlockScheduleTenantDue1764200500000 } from './1764200500000-unlock-schedule-tenant-due.js';
 
 /** Every migration, in order of its timestamp. `npm run migration:generate` writes this file. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   WebhookDeliveryCounts1764100600000,
   ProgressReportIndexes1764100700000,
   KidsSummaryCounts1764100800000,
+  UnlockScheduleTenantDue1764200500000,
 ];
