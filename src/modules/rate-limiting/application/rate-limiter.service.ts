@@ -60,6 +60,19 @@ export class RateLimiter {
     return { giveBack: () => this.store.giveBack(key, 1, policy) };
   }
 
+  /**
+   * Spends `count` tokens of `key` at once, or none: refuses with 429 and the time until the
+   * bucket holds them all. For work whose size is known only once done (a test clock's
+   * events): call it inside that work's transaction, which the refusal rolls back.
+   */
+  async spendOrThrow(key: string, count: number, policy: BucketPolicy, description: string): Promise<void> {
+    if (count <= 0) return;
+    const grant = await this.store.take(key, count, policy);
+    if (grant.granted === count) return;
+    if (grant.granted > 0) await this.store.giveBack(key, grant.granted, policy);
+    throw new DomainError('rate_limited', description, refusalDetails(policy, grant.remaining + grant.granted, count));
+  }
+
   async consume(key: string, policy = this.defaultPolicy): Promise<RateLimitDecision> {
     // A few rounds: concurrent requests of this replica may spend a fresh lease first.
     for (let round = 0; round < 5; round++) {

@@ -13,6 +13,15 @@ export interface TestClock {
 
 export const CLOCKS_PER_PARTNER = 10;
 export const SUBSCRIBERS_PER_CLOCK = 100;
+/**
+ * What one partner's clocks may write (ADR 0152): a clock advance spends one of
+ * ADVANCES_PER_HOUR (ADVANCE_BURST at once), and the `chapter.unlocked` events it writes
+ * spend as many of EVENTS_PER_HOUR (as many at once, so one advance writes at most that).
+ */
+export const ADVANCES_PER_HOUR = 60;
+export const ADVANCE_BURST = 20;
+export const EVENTS_PER_HOUR = 1000;
+
 /** How far a clock may be set from the real time, and how far one advance may move it. */
 export const YEAR_MS = 365 * 24 * 60 * 60 * 1000;
 
