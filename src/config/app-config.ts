@@ -160,7 +160,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     trustProxy: trustedProxies(env, isProduction),
     nodeEnv,
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
-    keyActivationDelaySeconds: integer(env, 'KEY_ACTIVATION_DELAY_SECONDS', 600, 0, 86400),
+    keyActivationDelaySeconds: keyActivationDelay(env, isProduction),
     credentialCacheSeconds: integer(env, 'CREDENTIAL_CACHE_SECONDS', 60, 0, 3600),
     platformJwksUrl: httpsInProduction(env, 'PLATFORM_JWKS_URL', isProduction),
     activityRetentionDays: integer(env, 'ACTIVITY_RETENTION_DAYS', 400, 1, 36_500),
@@ -258,6 +258,24 @@ function surfaces(env: Env): ReadonlySet<Surface> {
     throw new ConfigError(`SERVICES must list some of ${SURFACES.join(', ')}, got "${raw}"`);
   }
   return new Set(names as Surface[]);
+}
+
+/**
+ * The shortest KEY_ACTIVATION_DELAY_SECONDS production takes: ten times the 30 s a verifier
+ * deployed apart waits between refetches of the platform key set on an unknown kid
+ * (UNKNOWN_KID_REFETCH_INTERVAL_MS). With less, forged kids that spend the refetch made a
+ * split verifier refuse genuine tokens of a key that began signing before it was fetched.
+ */
+export const MIN_PRODUCTION_KEY_ACTIVATION_DELAY_SECONDS = 300;
+
+function keyActivationDelay(env: Env, isProduction: boolean): number {
+  const delay = integer(env, 'KEY_ACTIVATION_DELAY_SECONDS', 600, 0, 86400);
+  if (isProduction && delay < MIN_PRODUCTION_KEY_ACTIVATION_DELAY_SECONDS) {
+    throw new ConfigError(
+      `KEY_ACTIVATION_DELAY_SECONDS must be at least ${MIN_PRODUCTION_KEY_ACTIVATION_DELAY_SECONDS} when NODE_ENV=production (ten times the 30 s key set refetch interval), got "${delay}"`,
+    );
+  }
+  return delay;
 }
 
 const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
