@@ -4,7 +4,6 @@ import { ErrorBodyDto } from '../../../shared/http/error-body.dto.js';
 import { Extension } from '../../../shared/http/extension.decorator.js';
 import { chapterNumberPipe, novelIdPipe } from '../../../shared/http/identifiers.js';
 import { readingPaths } from '../../../shared/http/surfaces.js';
-import { noQueryParametersPipe } from '../../../shared/http/validation.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentPrincipal, CurrentTenant, RequireScopes, type Principal } from '../../identity/index.js';
 import { AudioService } from '../application/audio.service.js';
@@ -65,7 +64,6 @@ export class AudioController {
   async novelAudio(
     @CurrentTenant() tenant: Tenant,
     @novelId() id: string,
-    @Query(noQueryParametersPipe('GET /novels/{id}/audio')) _query: Record<string, never>,
   ): Promise<NovelAudioDto> {
     return novelAudioDto(await this.audio.novelNarration(tenant.environment, id));
   }
@@ -89,7 +87,6 @@ export class AudioController {
     @CurrentTenant() tenant: Tenant,
     @novelId() id: string,
     @chapterNumber() chapter: number,
-    @Query(noQueryParametersPipe('GET /novels/{id}/chapters/{chapterNumber}/audio')) _query: Record<string, never>,
   ): Promise<ChapterAudioDto> {
     return chapterAudioDto(await this.audio.chapterNarration(tenant.environment, id, chapter));
   }
