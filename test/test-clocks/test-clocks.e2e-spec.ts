@@ -218,6 +218,20 @@ describe('advancing', () => {
     expect(await unlocks(p)).toEqual(before);
   });
 
+  it('never takes a clock more than a year past the real time, however many advances (no year 10000)', async () => {
+    const p = await sandboxPartner();
+    const clockId = await createClock(p);
+    // Each step is within a year of the clock's time; the second is past a year of the real time.
+    const lastAllowed = new Date(Date.now() + 360 * DAY);
+    expect((await advance(p, clockId, lastAllowed.toISOString())).statusCode).toBe(200);
+    const beyond = await advance(p, clockId, new Date(lastAllowed.getTime() + 10 * DAY).toISOString());
+    expect([beyond.statusCode, beyond.json().error, beyond.json().error_description]).toEqual([400, 'invalid_request', expect.stringContaining('within a year of now')]);
+    expect((await p.platform('GET', `/test-clocks/${clockId}`)).json().frozen_time).toBe(lastAllowed.toISOString());
+    // An offset that lands in year 10000 in UTC is no RFC 3339 instant to answer with.
+    const year10000 = await advance(p, clockId, '9999-12-31T23:00:00-05:00');
+    expect([year10000.statusCode, year10000.json().error_description]).toEqual([400, expect.stringContaining('9999-12-31T23:59:59Z')]);
+  });
+
   it('by two replicas at once emits each event once', async () => {
     const p = await sandboxPartner();
     const clockId = await createClock(p);

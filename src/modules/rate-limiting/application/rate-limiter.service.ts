@@ -4,6 +4,7 @@ import { DomainError, type ErrorDetails } from '../../../shared/errors/domain-er
 import { RateLimitStore, type BucketPolicy, type Grant } from '../domain/rate-limit-store.js';
 import { LeasedTokens } from '../domain/leased-tokens.js';
 import { rateLimitFields, refusalDetails } from '../domain/ratelimit-fields.js';
+import type { SourceBudget } from '../domain/source-address.js';
 
 /**
  * A lease takes this fraction of the burst: a quarter makes the bucket's statement rare (one
@@ -58,6 +59,24 @@ export class RateLimiter {
     const grant = await this.store.take(key, 1, policy);
     if (grant.granted === 0) throw new DomainError('rate_limited', description, refusalDetails(policy, grant.remaining));
     return { giveBack: () => this.store.giveBack(key, 1, policy) };
+  }
+
+  /**
+   * takeForAttempt on each of `budgets` (a source address's, ADR 0066), all or none: the
+   * first empty one refuses, and what was taken before it is given back.
+   */
+  async takeForAttemptFromEach(budgets: SourceBudget[], description: string): Promise<TakenToken> {
+    const taken: TakenToken[] = [];
+    const giveBackAll = async () => {
+      for (const token of taken) await token.giveBack();
+    };
+    try {
+      for (const budget of budgets) taken.push(await this.takeForAttempt(budget.key, budget.policy, description));
+    } catch (error) {
+      await giveBackAll();
+      throw error;
+    }
+    return { giveBack: giveBackAll };
   }
 
   /**

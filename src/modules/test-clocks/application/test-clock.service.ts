@@ -98,7 +98,7 @@ export class TestClockService {
     sandboxOnly(tenant);
     return this.unitOfWork.run(async () => {
       const clock = (await this.clocks.lock(tenant.partnerId, id)) ?? notFound(id);
-      const decision = advanceDecision(clock.frozenTime, frozenTime);
+      const decision = advanceDecision(clock.frozenTime, frozenTime, new Date());
       if (decision.kind === 'refused') throw invalidRequest(decision.reason);
       if (decision.kind === 'unchanged') return clock;
       await this.rateLimiter.spendOrThrow(

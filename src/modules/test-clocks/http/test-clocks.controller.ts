@@ -130,7 +130,7 @@ export class TestClocksController {
   @ApiBadRequestResponse({
     type: ErrorBodyDto,
     description:
-      "invalid_request: frozen_time missing, malformed, earlier than the clock's time or more than a year after it, or the advance would write more than 1 000 events",
+      "invalid_request: frozen_time missing, malformed, earlier than the clock's time, more than a year after it or after the real time, or the advance would write more than 1 000 events",
   })
   @ApiForbiddenResponse({ type: ErrorBodyDto, description: SANDBOX_ONLY })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'not_found' })

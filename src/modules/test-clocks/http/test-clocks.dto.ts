@@ -25,7 +25,7 @@ export class AdvanceTestClockDto {
   @ApiProperty({
     format: 'date-time',
     example: '2026-12-31T09:00:00Z',
-    description: "The clock's new time: later than its current one (the same one again changes nothing), at most a year after it.",
+    description: "The clock's new time: later than its current one (the same one again changes nothing), at most a year after it, and within a year of the real time.",
   })
   @IsDefined({ message: 'frozen_time is required' })
   @IsIsoInstant('frozen_time')
