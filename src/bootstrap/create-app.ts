@@ -16,7 +16,7 @@ import { ShutdownSignal } from '../shared/shutdown-signal.js';
 import { AllExceptionsFilter } from '../shared/errors/all-exceptions.filter.js';
 import { inputProblem } from '../shared/http/input-limits.js';
 import { surfacesServing } from '../shared/http/surfaces.js';
-import { UnknownQueryParametersInterceptor } from '../shared/http/query-parameters.interceptor.js';
+import { UndeclaredInputInterceptor } from '../shared/http/undeclared-input.interceptor.js';
 import { createValidationPipe } from '../shared/http/validation.js';
 import { trackAllowedMethods } from './allowed-methods.js';
 import { securityHeaders } from './security-headers.js';
@@ -91,7 +91,7 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
   installRequestHooks(fastify, config, app.get(ShutdownSignal));
   metrics.install(fastify);
   app.useGlobalFilters(new AllExceptionsFilter());
-  app.useGlobalInterceptors(new UnknownQueryParametersInterceptor(app.get(Reflector)));
+  app.useGlobalInterceptors(new UndeclaredInputInterceptor(app.get(Reflector)));
   app.useGlobalPipes(createValidationPipe());
   setupSwagger(app, config);
   await app.init();

@@ -42,3 +42,31 @@ it.each(NAMES)('an unknown query parameter named %s is refused with 400 on every
   }
   expect(answers.filter((answer) => answer.status !== 400 || !String(answer.description).startsWith(`Unknown query parameter: ${parameter} `))).toEqual([]);
 });
+
+describe('an operation that takes no body', () => {
+  const withoutBody = () => operations.filter((operation) => operation.bodyTypes.length === 0);
+  const send = (operation: DocumentedOperation, contentType: string, payload: string) =>
+    t.inject({
+      method: operation.method,
+      url: operation.path.replace(/\{[^}]+\}/g, 'x1'),
+      headers: { ...bearer(tokenFor(operation)), 'content-type': contentType },
+      payload,
+    });
+
+  it.each([
+    ['a JSON body with a field', 'application/json', '{"subscriber_id":"s"}', /takes no request body/],
+    ['an empty JSON object', 'application/json', '{}', /takes no request body/],
+    ['a JSON array', 'application/json', '[1]', /takes no request body/],
+    ['a text body', 'text/plain', 'hello', /Unsupported Content-Type/],
+  ])('refuses %s with 400 on every one', async (_, contentType, payload, description) => {
+    expect(withoutBody().length).toBeGreaterThanOrEqual(30);
+    const wrong = [];
+    for (const operation of withoutBody()) {
+      const response = await send(operation, contentType, payload);
+      if (response.statusCode !== 400 || !description.test(response.body)) {
+        wrong.push({ operation: `${operation.method} ${operation.path}`, status: response.statusCode, body: response.body.slice(0, 100) });
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+});
