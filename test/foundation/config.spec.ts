@@ -55,7 +55,12 @@ describe('loadConfig', () => {
 
   it('keeps the key activation delay at ten refetch intervals or more in production, and any delay elsewhere', () => {
     expect(MIN_PRODUCTION_KEY_ACTIVATION_DELAY_SECONDS).toBe((UNKNOWN_KID_REFETCH_INTERVAL_MS / 1000) * 10);
-    const production = { DATA_DIR: dataDir(), NODE_ENV: 'production', SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF', PUBLIC_BASE_URL: 'https://api.example.com' };
+    const production = {
+      DATA_DIR: dataDir(),
+      NODE_ENV: 'production',
+      SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF',
+      PUBLIC_BASE_URL: 'https://api.example.com',
+    };
     expect(loadConfig(production).keyActivationDelaySeconds).toBe(600);
     expect(loadConfig({ ...production, KEY_ACTIVATION_DELAY_SECONDS: '300' }).keyActivationDelaySeconds).toBe(300);
     expect(loadConfig({ DATA_DIR: dataDir(), KEY_ACTIVATION_DELAY_SECONDS: '0' }).keyActivationDelaySeconds).toBe(0);
@@ -112,7 +117,12 @@ describe('loadConfig', () => {
     [{ DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE'],
     [{ DATABASE_POOL_SIZE: 'many' }, 'DATABASE_POOL_SIZE'],
     [
-      { NODE_ENV: 'production', SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF', PUBLIC_BASE_URL: 'https://api.example.com', KEY_ACTIVATION_DELAY_SECONDS: '299' },
+      {
+        NODE_ENV: 'production',
+        SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF',
+        PUBLIC_BASE_URL: 'https://api.example.com',
+        KEY_ACTIVATION_DELAY_SECONDS: '299',
+      },
       'KEY_ACTIVATION_DELAY_SECONDS must be at least 300',
     ],
   ])('refuses %j naming %s', (env, variable) => {

@@ -13,11 +13,14 @@ it('gives no fixed example to any date-time field of a request body', async () =
   const document = (await t.inject({ method: 'GET', url: '/docs/openapi.json' })).json();
   const resolve = (schema: Schema): Schema => (schema.$ref ? document.components.schemas[schema.$ref.split('/').at(-1) as string] : schema);
   const dated: string[] = [];
-  for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, { requestBody?: { content?: Record<string, { schema: Schema }> } }>>)) {
+  for (const [path, methods] of Object.entries(
+    document.paths as Record<string, Record<string, { requestBody?: { content?: Record<string, { schema: Schema }> } }>>,
+  )) {
     for (const [method, operation] of Object.entries(methods)) {
       for (const { schema } of Object.values(operation.requestBody?.content ?? {})) {
         for (const [name, property] of Object.entries(resolve(schema).properties ?? {})) {
-          if (property.format === 'date-time') dated.push(`${method.toUpperCase()} ${path} ${name}: ${JSON.stringify(property.example ?? property.examples ?? null)}`);
+          if (property.format === 'date-time')
+            dated.push(`${method.toUpperCase()} ${path} ${name}: ${JSON.stringify(property.example ?? property.examples ?? null)}`);
         }
       }
     }

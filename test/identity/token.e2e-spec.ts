@@ -112,7 +112,7 @@ describe('POST /platform/v1/oauth2/token', () => {
   });
 
   it.each(['textapp:catalog:read', '', 'platform:billing:read textapp:catalog:read'])(
-    'answers 400 invalid_scope to a requested scope (%j), as the children\'s endpoint refuses one it cannot grant',
+    "answers 400 invalid_scope to a requested scope (%j), as the children's endpoint refuses one it cannot grant",
     async (scope) => {
       const response = await tokenRequest(
         { ...FORM, authorization: basic(credential.client_id, credential.client_secret) },

@@ -24,8 +24,14 @@ it("announces a live reader in the job's first batch behind 100 000 due sandbox 
   // The live partner: a reader whose chapter 2 is released, and an endpoint older than it.
   const live = await partnerClient(t);
   expect(
-    (await t.inject({ method: 'POST', url: '/platform/v1/webhook-endpoints', headers: bearer(live.token), payload: { url: 'http://127.0.0.1:9/hooks', events: ['chapter.unlocked'] } }))
-      .statusCode,
+    (
+      await t.inject({
+        method: 'POST',
+        url: '/platform/v1/webhook-endpoints',
+        headers: bearer(live.token),
+        payload: { url: 'http://127.0.0.1:9/hooks', events: ['chapter.unlocked'] },
+      })
+    ).statusCode,
   ).toBe(201);
   await db.query(`UPDATE webhook_endpoints SET created_at = now() - interval '7 days' WHERE partner_id = $1`, [live.partnerId]);
   await live.entitle('live-reader');
@@ -71,5 +77,7 @@ it("announces a live reader in the job's first batch behind 100 000 due sandbox 
   expect(batches[2]).toHaveLength(200);
 
   const events = await t.inject({ method: 'GET', url: '/platform/v1/events?limit=10', headers: bearer(live.token) });
-  expect(events.json().data.map((e: { event: string; data: { chapter_number: number } }) => [e.event, e.data.chapter_number])).toEqual([['chapter.unlocked', 2]]);
+  expect(events.json().data.map((e: { event: string; data: { chapter_number: number } }) => [e.event, e.data.chapter_number])).toEqual([
+    ['chapter.unlocked', 2],
+  ]);
 });

@@ -23,7 +23,11 @@ beforeAll(async () => {
 
 /** The token each operation is called with: the refusal must come from the query, not from access. */
 const tokenFor = (operation: DocumentedOperation) =>
-  operation.path.startsWith('/kids/') ? tokens.kids : operation.path.startsWith('/sandbox/') || operation.path.includes('/test-clocks') ? tokens.sandbox : tokens.live;
+  operation.path.startsWith('/kids/')
+    ? tokens.kids
+    : operation.path.startsWith('/sandbox/') || operation.path.includes('/test-clocks')
+      ? tokens.sandbox
+      : tokens.live;
 
 test('every documented operation is covered, those without query parameters too (the control case)', () => {
   expect(operations.length).toBeGreaterThanOrEqual(60);
@@ -38,7 +42,12 @@ it.each(NAMES)('an unknown query parameter named %s is refused with 400 on every
       url: `${operation.path.replace(/\{[^}]+\}/g, 'x1')}?${encodeURIComponent(parameter)}=1`,
       headers: bearer(tokenFor(operation)),
     });
-    answers.push({ operation: `${operation.method} ${operation.path}`, status: response.statusCode, error: response.json().error, description: response.json().error_description });
+    answers.push({
+      operation: `${operation.method} ${operation.path}`,
+      status: response.statusCode,
+      error: response.json().error,
+      description: response.json().error_description,
+    });
   }
   expect(answers.filter((answer) => answer.status !== 400 || !String(answer.description).startsWith(`Unknown query parameter: ${parameter} `))).toEqual([]);
 });

@@ -225,7 +225,11 @@ describe('advancing', () => {
     const lastAllowed = new Date(Date.now() + 360 * DAY);
     expect((await advance(p, clockId, lastAllowed.toISOString())).statusCode).toBe(200);
     const beyond = await advance(p, clockId, new Date(lastAllowed.getTime() + 10 * DAY).toISOString());
-    expect([beyond.statusCode, beyond.json().error, beyond.json().error_description]).toEqual([400, 'invalid_request', expect.stringContaining('within a year of now')]);
+    expect([beyond.statusCode, beyond.json().error, beyond.json().error_description]).toEqual([
+      400,
+      'invalid_request',
+      expect.stringContaining('within a year of now'),
+    ]);
     expect((await p.platform('GET', `/test-clocks/${clockId}`)).json().frozen_time).toBe(lastAllowed.toISOString());
     // An offset that lands in year 10000 in UTC is no RFC 3339 instant to answer with.
     const year10000 = await advance(p, clockId, '9999-12-31T23:00:00-05:00');

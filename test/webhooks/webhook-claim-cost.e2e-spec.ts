@@ -79,7 +79,9 @@ it("plans the claim without JIT on the service's own connections, however costly
       const service = t.app.get(Db);
       jit = (await service.query<{ jit: string }>(`SELECT current_setting('jit') AS jit`))[0].jit;
       await service.query('SET LOCAL jit_above_cost = 0');
-      plan = (await service.query<{ 'QUERY PLAN': Record<string, unknown>[] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${CLAIM_SQL}`, [64, 4, 20_000]))[0]['QUERY PLAN'][0];
+      plan = (await service.query<{ 'QUERY PLAN': Record<string, unknown>[] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${CLAIM_SQL}`, [64, 4, 20_000]))[0][
+        'QUERY PLAN'
+      ][0];
       throw new RolledBack();
     })
     .catch((error: unknown) => {

@@ -23,5 +23,8 @@ export const IsIsoInstant = (field: string) =>
     IsString({ message: isoInstantRule(field) }),
     Matches(ISO_INSTANT, { message: isoInstantRule(field) }),
     IsISO8601({ strict: true, strictSeparator: true }, { message: isoInstantRule(field) }),
-    ValidateBy({ name: 'isInstantBeforeYear10000', validator: { validate: (value) => Date.parse(String(value)) <= LAST_INSTANT_MS } }, { message: isoInstantRule(field) }),
+    ValidateBy(
+      { name: 'isInstantBeforeYear10000', validator: { validate: (value) => Date.parse(String(value)) <= LAST_INSTANT_MS } },
+      { message: isoInstantRule(field) },
+    ),
   );

@@ -61,10 +61,7 @@ export class AudioController {
   @ApiOkResponse({ type: NovelAudioDto })
   @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: malformed novel id, or a query parameter (there are none)' })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'invalid_request: the novel does not exist or was removed' })
-  async novelAudio(
-    @CurrentTenant() tenant: Tenant,
-    @novelId() id: string,
-  ): Promise<NovelAudioDto> {
+  async novelAudio(@CurrentTenant() tenant: Tenant, @novelId() id: string): Promise<NovelAudioDto> {
     return novelAudioDto(await this.audio.novelNarration(tenant.environment, id));
   }
 
@@ -83,11 +80,7 @@ export class AudioController {
     description: 'invalid_request: chapter number not an integer of at least 1, malformed novel id, or a query parameter (there are none)',
   })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: NOT_FOUND })
-  async chapterAudio(
-    @CurrentTenant() tenant: Tenant,
-    @novelId() id: string,
-    @chapterNumber() chapter: number,
-  ): Promise<ChapterAudioDto> {
+  async chapterAudio(@CurrentTenant() tenant: Tenant, @novelId() id: string, @chapterNumber() chapter: number): Promise<ChapterAudioDto> {
     return chapterAudioDto(await this.audio.chapterNarration(tenant.environment, id, chapter));
   }
 }

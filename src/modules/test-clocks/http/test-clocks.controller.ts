@@ -78,8 +78,7 @@ export class TestClocksController {
   @Extension()
   @ApiOperation({
     summary: 'Delete a test clock and its subscribers’ sandbox data',
-    description:
-      `In one transaction: the clock, and every entitlement, opened novel, playback position, reading activity and stream URL record of its subscribers. Events already in the feed stay. The subscriber ids can then be used again. A clock with subscribers needs a token with every scope that writes that data: ${ERASING_SCOPES.join(', ')}.`,
+    description: `In one transaction: the clock, and every entitlement, opened novel, playback position, reading activity and stream URL record of its subscribers. Events already in the feed stay. The subscriber ids can then be used again. A clock with subscribers needs a token with every scope that writes that data: ${ERASING_SCOPES.join(', ')}.`,
   })
   @ApiNoContentResponse()
   @ApiForbiddenResponse({
@@ -126,7 +125,10 @@ export class TestClocksController {
       'Answers once every chapter.unlocked whose instant the advance crossed is written (feed and webhooks, in instant order, occurred_at the instant), as the live job would have emitted them. Advancing to the current time again changes nothing. A partner may advance its clocks 60 times an hour (20 at once) and their advances may write 1 000 events an hour (an advance at most 1 000); beyond, 429 with Retry-After and nothing written.',
   })
   @ApiOkResponse({ type: TestClockDto })
-  @ApiTooManyRequestsResponse({ type: ErrorBodyDto, description: "rate_limited: the partner's budget of clock advances or of the events they write is spent; Retry-After says when to retry" })
+  @ApiTooManyRequestsResponse({
+    type: ErrorBodyDto,
+    description: "rate_limited: the partner's budget of clock advances or of the events they write is spent; Retry-After says when to retry",
+  })
   @ApiBadRequestResponse({
     type: ErrorBodyDto,
     description:

@@ -24,7 +24,8 @@ export class CreateTestClockDto {
 export class AdvanceTestClockDto {
   @ApiProperty({
     format: 'date-time',
-    description: "The clock's new time: later than its current one (the same one again changes nothing), at most a year after it, and within a year of the real time.",
+    description:
+      "The clock's new time: later than its current one (the same one again changes nothing), at most a year after it, and within a year of the real time.",
   })
   @IsDefined({ message: 'frozen_time is required' })
   @IsIsoInstant('frozen_time')
