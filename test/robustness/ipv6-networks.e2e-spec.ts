@@ -14,10 +14,14 @@ beforeAll(async () => {
 });
 afterAll(() => limited?.close());
 
-/** The status of each request, sent from a new /64 of one /48 every BUDGET requests. */
-async function acrossSubnets(send: (remoteAddress: string) => Promise<number>, count: number): Promise<number[]> {
+/**
+ * The status of each request, sent from a new /64 of the /48 `network` every BUDGET
+ * requests. Each test has its own /48: failed token requests spend the unauthenticated
+ * budget too.
+ */
+async function acrossSubnets(network: string, send: (remoteAddress: string) => Promise<number>, count: number): Promise<number[]> {
   const statuses: number[] = [];
-  for (let i = 0; i < count; i++) statuses.push(await send(`2001:db8:77:${Math.floor(i / BUDGET).toString(16)}::1`));
+  for (let i = 0; i < count; i++) statuses.push(await send(`${network}:${Math.floor(i / BUDGET).toString(16)}::1`));
   return statuses;
 }
 
@@ -26,6 +30,7 @@ const networkBudget = BUDGET * NETWORK_BUDGET_MULTIPLE;
 it('refuses failed token requests from one /48 beyond its budget, whichever /64 they come from', async () => {
   const owner = await limited.partner();
   const statuses = await acrossSubnets(
+    '2001:db8:77',
     async (remoteAddress) =>
       (
         await limited.inject({
@@ -56,6 +61,7 @@ it('refuses failed token requests from one /48 beyond its budget, whichever /64 
 
 it('refuses unauthenticated requests from one /48 beyond its budget, whichever /64 they come from', async () => {
   const statuses = await acrossSubnets(
+    '2001:db8:79',
     async (remoteAddress) => (await limited.inject({ method: 'GET', url: '/platform/v1/billing-usage?product=textapp', remoteAddress })).statusCode,
     4 * networkBudget,
   );
