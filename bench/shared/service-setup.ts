@@ -56,7 +56,8 @@ export async function withSeededService<T>(size: DataSize, env: Record<string, s
       SERVER_SECRET,
       PUBLIC_BASE_URL: publicBaseUrl,
       LOG_LEVEL: 'warn',
-      KEY_ACTIVATION_DELAY_SECONDS: '0',
+      // Production's least (the bench rotates no key; the first ones sign at once).
+      KEY_ACTIVATION_DELAY_SECONDS: '300',
       // Many requests per credential per second: the bench measures work, not refusals.
       RATE_LIMIT_RPS: '1000000',
       RATE_LIMIT_BURST: '1000000',

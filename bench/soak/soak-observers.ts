@@ -63,7 +63,7 @@ const ACTIVITY = `
 const STATEMENTS = `
   SELECT queryid::text AS id, left(regexp_replace(query, '\\s+', ' ', 'g'), 80) AS query, calls, total_exec_time AS ms,
          CASE WHEN query LIKE '%WHERE NOT settled%' THEN 'signed-count folding'
-              WHEN query LIKE '%FROM chapter_unlock_schedule WHERE next_unlock_at <=%' THEN 'chapter unlocks'
+              WHEN query LIKE '%WITH RECURSIVE scheduled_partners%' THEN 'chapter unlocks'
               WHEN query LIKE '%DELETE FROM rate_limit_buckets%' THEN 'rate-limit bucket purge'
               WHEN query LIKE '%monthly_partitions_%' THEN 'partition maintenance' END AS job
     FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`;

@@ -1,4 +1,4 @@
-import { NestFactory } from '@nestjs/core';
+import { NestFactory, Reflector } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
@@ -17,10 +17,12 @@ import { ShutdownSignal } from '../shared/shutdown-signal.js';
 import { AllExceptionsFilter } from '../shared/errors/all-exceptions.filter.js';
 import { inputProblem } from '../shared/http/input-limits.js';
 import { surfacesServing } from '../shared/http/surfaces.js';
+import { UndeclaredInputInterceptor } from '../shared/http/undeclared-input.interceptor.js';
 import { createValidationPipe } from '../shared/http/validation.js';
 import { trackAllowedMethods } from './allowed-methods.js';
 import { securityHeaders } from './security-headers.js';
 import { setupSwagger } from './swagger.js';
+import { proxyTrust } from './trusted-proxies.js';
 
 /** DECISIONS 19: bodies over 64 KiB are refused with 413. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -48,8 +50,8 @@ export async function createApp(config: AppConfig, databaseUrl: string, logDesti
     bodyLimit: BODY_LIMIT_BYTES,
     // request.ip, which keys the per-address limits, comes from X-Forwarded-For only when
     // the proxy that set it is trusted; otherwise any client could name any address.
-    // A hop count becomes the function Fastify would build from it (its types omit numbers).
-    trustProxy: typeof config.trustProxy === 'number' ? trustNearestHops(config.trustProxy) : config.trustProxy,
+    // It is the rightmost address the trusted proxies did not write (trusted-proxies.ts).
+    trustProxy: proxyTrust(config.trustProxy),
     // A caller's own x-request-id is kept when it is safe to log; otherwise we mint one.
     requestIdHeader: false,
     genReqId: (req: IncomingMessage) => {
@@ -91,13 +93,12 @@ export async function createApp(config: AppConfig, databaseUrl: string, logDesti
   installRequestHooks(fastify, config, app.get(ShutdownSignal));
   metrics.install(fastify);
   app.useGlobalFilters(new AllExceptionsFilter());
+  app.useGlobalInterceptors(new UndeclaredInputInterceptor(app.get(Reflector)));
   app.useGlobalPipes(createValidationPipe());
   setupSwagger(app, config);
   await app.init();
   return app;
 }
-
-const trustNearestHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
 /**
  * Node's HTTP parser fails some connections before there is a request to route: headers

@@ -18,10 +18,10 @@ export const HTTP_REQUEST_TIMEOUT_MS = 30_000;
 export const HTTP_KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
 /**
- * Which proxies' `X-Forwarded-For` is believed (Fastify's `trustProxy`): none, all, the
- * nearest N hops, or the proxies at these addresses and CIDR ranges.
+ * Which proxies' `X-Forwarded-For` is believed (Fastify's `trustProxy`): none, the nearest
+ * N hops within the private ranges, or the proxies at these addresses and CIDR ranges.
  */
-export type TrustedProxies = boolean | number | string[];
+export type TrustedProxies = false | number | string[];
 
 export interface S3Settings {
   endpoint?: string;
@@ -170,10 +170,10 @@ export function loadConfig(environment: Env = process.env): AppConfig {
     tokenFailuresPerMinute: integer(env, 'TOKEN_FAILURES_PER_MINUTE', 10, 1, 1_000_000),
     unauthenticatedRps: integer(env, 'UNAUTHENTICATED_RPS', 20, 1, 1_000_000),
     unauthenticatedBurst: integer(env, 'UNAUTHENTICATED_BURST', 100, 1, 1_000_000),
-    trustProxy: trustedProxies(env),
+    trustProxy: trustedProxies(env, isProduction),
     nodeEnv,
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
-    keyActivationDelaySeconds: integer(env, 'KEY_ACTIVATION_DELAY_SECONDS', 600, 0, 86400),
+    keyActivationDelaySeconds: keyActivationDelay(env, isProduction),
     credentialCacheSeconds: integer(env, 'CREDENTIAL_CACHE_SECONDS', 60, 0, 3600),
     platformJwksUrl: httpsInProduction(env, 'PLATFORM_JWKS_URL', isProduction),
     activityRetentionDays: integer(env, 'ACTIVITY_RETENTION_DAYS', 400, 1, 36_500),
@@ -274,13 +274,43 @@ function surfaces(env: Env): ReadonlySet<Surface> {
   return new Set(names as Surface[]);
 }
 
+/**
+ * The shortest KEY_ACTIVATION_DELAY_SECONDS production takes: ten times the 30 s a verifier
+ * deployed apart waits between refetches of the platform key set on an unknown kid
+ * (UNKNOWN_KID_REFETCH_INTERVAL_MS). With less, forged kids that spend the refetch made a
+ * split verifier refuse genuine tokens of a key that began signing before it was fetched.
+ */
+export const MIN_PRODUCTION_KEY_ACTIVATION_DELAY_SECONDS = 300;
+
+function keyActivationDelay(env: Env, isProduction: boolean): number {
+  const delay = integer(env, 'KEY_ACTIVATION_DELAY_SECONDS', 600, 0, 86400);
+  if (isProduction && delay < MIN_PRODUCTION_KEY_ACTIVATION_DELAY_SECONDS) {
+    throw new ConfigError(
+      `KEY_ACTIVATION_DELAY_SECONDS must be at least ${MIN_PRODUCTION_KEY_ACTIVATION_DELAY_SECONDS} when NODE_ENV=production (ten times the 30 s key set refetch interval), got "${delay}"`,
+    );
+  }
+  return delay;
+}
+
 const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 
-/** `false` (default), `true`, a hop count, or a comma-separated list of addresses, CIDRs and range names. */
-function trustedProxies(env: Env): TrustedProxies {
+/**
+ * `false` (default), a hop count, or a comma-separated list of addresses, CIDRs and range
+ * names. `true` once meant "every hop", which takes the entry the client wrote: it now names
+ * the proxies' own networks (a list), and production refuses it so that the operator names
+ * its proxies (docs/limits.md).
+ */
+function trustedProxies(env: Env, isProduction: boolean): TrustedProxies {
   const raw = env.TRUST_PROXY?.trim();
   if (!raw || raw === 'false') return false;
-  if (raw === 'true') return true;
+  if (raw === 'true') {
+    if (isProduction) {
+      throw new ConfigError(
+        'TRUST_PROXY=true is refused when NODE_ENV=production: name the proxies (addresses, CIDR ranges, loopback, linklocal, uniquelocal) or give their number',
+      );
+    }
+    return [...PROXY_RANGE_NAMES];
+  }
   if (/^\d+$/.test(raw)) return integer(env, 'TRUST_PROXY', 0, 1, 100);
   const entries = raw.split(',').map((entry) => entry.trim());
   const invalid = entries.find((entry) => !PROXY_RANGE_NAMES.includes(entry) && !isAddressOrCidr(entry));

@@ -1,8 +1,9 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, FILE_VARIABLES, loadConfig, secretWeakness } from '../../src/config/app-config.js';
+import { ConfigError, FILE_VARIABLES, loadConfig, MIN_PRODUCTION_KEY_ACTIVATION_DELAY_SECONDS, secretWeakness } from '../../src/config/app-config.js';
 import { locateDatabase } from '../../src/database/database-location.js';
+import { UNKNOWN_KID_REFETCH_INTERVAL_MS } from '../../src/modules/identity/infrastructure/remote-key-set.js';
 
 const dataDir = () => mkdtempSync(join(tmpdir(), 'prl-config-'));
 
@@ -100,6 +101,19 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...production, METRICS_PORT: '9464' }).metricsPort).toBe(9464);
   });
 
+  it('keeps the key activation delay at ten refetch intervals or more in production, and any delay elsewhere', () => {
+    expect(MIN_PRODUCTION_KEY_ACTIVATION_DELAY_SECONDS).toBe((UNKNOWN_KID_REFETCH_INTERVAL_MS / 1000) * 10);
+    const production = {
+      DATA_DIR: dataDir(),
+      NODE_ENV: 'production',
+      SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF',
+      PUBLIC_BASE_URL: 'https://api.example.com',
+    };
+    expect(loadConfig(production).keyActivationDelaySeconds).toBe(600);
+    expect(loadConfig({ ...production, KEY_ACTIVATION_DELAY_SECONDS: '300' }).keyActivationDelaySeconds).toBe(300);
+    expect(loadConfig({ DATA_DIR: dataDir(), KEY_ACTIVATION_DELAY_SECONDS: '0' }).keyActivationDelaySeconds).toBe(0);
+  });
+
   it('creates a server secret on first start outside production and reuses it', () => {
     const dir = dataDir();
     const first = loadConfig({ DATA_DIR: dir }).serverSecret;
@@ -150,6 +164,15 @@ describe('loadConfig', () => {
     [{ STREAM_AUDIT_RETENTION_DAYS: 'a year' }, 'STREAM_AUDIT_RETENTION_DAYS'],
     [{ DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE'],
     [{ DATABASE_POOL_SIZE: 'many' }, 'DATABASE_POOL_SIZE'],
+    [
+      {
+        NODE_ENV: 'production',
+        SERVER_SECRET: 'Zx8Qm2vL0aR7tK4pW9cE1yH6uJ3nB5dF',
+        PUBLIC_BASE_URL: 'https://api.example.com',
+        KEY_ACTIVATION_DELAY_SECONDS: '299',
+      },
+      'KEY_ACTIVATION_DELAY_SECONDS must be at least 300',
+    ],
   ])('refuses %j naming %s', (env, variable) => {
     expect(() => loadConfig({ DATA_DIR: dataDir(), ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dataDir(), ...env })).toThrow(variable);

@@ -111,6 +111,17 @@ describe('POST /platform/v1/oauth2/token', () => {
     expect(response.json().error).toBe('invalid_request');
   });
 
+  it.each(['textapp:catalog:read', '', 'platform:billing:read textapp:catalog:read'])(
+    "answers 400 invalid_scope to a requested scope (%j), as the children's endpoint refuses one it cannot grant",
+    async (scope) => {
+      const response = await tokenRequest(
+        { ...FORM, authorization: basic(credential.client_id, credential.client_secret) },
+        form({ grant_type: 'client_credentials', scope }),
+      );
+      expect([response.statusCode, response.json().error]).toEqual([400, 'invalid_scope']);
+    },
+  );
+
   it('answers 400 invalid_request when both Basic and body credentials are sent', async () => {
     const response = await tokenRequest(
       { ...FORM, authorization: basic(credential.client_id, credential.client_secret) },

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { sourceAddressKey } from '../../src/modules/rate-limiting/domain/source-address.js';
+import { NETWORK_BUDGET_MULTIPLE, sourceAddressKey, sourceBudgets } from '../../src/modules/rate-limiting/domain/source-address.js';
 
 describe('sourceAddressKey', () => {
   it.each([
@@ -29,5 +29,22 @@ describe('sourceAddressKey', () => {
         expect(sourceAddressKey(`${text(prefixA)}:${text(hostA)}`) === sourceAddressKey(`${text(prefixB)}:${text(hostB)}`)).toBe(samePrefix);
       }),
     );
+  });
+});
+
+describe('sourceBudgets', () => {
+  const policy = { name: 'failures', ratePerSecond: 1, burst: 10 };
+
+  it('gives an IPv4 address (mapped or not) its own budget only', () => {
+    expect(sourceBudgets('203.0.113.7', policy)).toEqual([{ key: '203.0.113.7', policy }]);
+    expect(sourceBudgets('::ffff:203.0.113.7', policy)).toEqual([{ key: '203.0.113.7', policy }]);
+  });
+
+  it('gives an IPv6 address its /64 budget and a /48 one, NETWORK_BUDGET_MULTIPLE times larger', () => {
+    expect(sourceBudgets('2001:db8:aa:bb01:1::7', policy)).toEqual([
+      { key: '2001:db8:aa:bb01::/64', policy },
+      { key: '2001:db8:aa::/48', policy: { name: 'failures-48', ratePerSecond: NETWORK_BUDGET_MULTIPLE, burst: 10 * NETWORK_BUDGET_MULTIPLE } },
+    ]);
+    expect(sourceBudgets('2001:db8:aa:ffff::1', policy)[1].key).toBe('2001:db8:aa::/48');
   });
 });

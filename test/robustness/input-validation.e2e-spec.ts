@@ -1,4 +1,5 @@
 import { SCOPES } from '../../src/modules/identity/index.js';
+import { subscriberIdPipe } from '../../src/shared/http/identifiers.js';
 import { statementsDuring } from '../fixtures/query-counter.js';
 import { documentedOperations, expectDocumented, type DocumentedOperation } from '../support/openapi.js';
 import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
@@ -27,7 +28,7 @@ const path = encodeURIComponent;
 const query = (value: string) => new URLSearchParams({ v: value }).toString().slice(2);
 
 const BAD_VALUES: Record<Kind, string[]> = {
-  'subscriber id': ['s'.repeat(129), '', 'bad id', 'a/b', 'a\\b', 'sub\u0000', 'sübscriber', '<script>', "x' OR '1'='1", 'a#b', 'a?b', 'a%b', 'a+b'],
+  'subscriber id': ['s'.repeat(129), '', 'bad id', 'a/b', 'a\\b', 'sub\u0000', 'sübscriber', '<script>', "x' OR '1'='1", 'a#b', 'a?b', 'a%b', 'a+b', '.', '..'],
   'novel id': [
     'The-Heir',
     'the..heir',
@@ -239,7 +240,7 @@ function send(slot: Slot, value: string) {
   return t.inject({ method: slot.method, url, headers: headers ?? bearer(token), ...(body && { payload: body }) });
 }
 
-const ROUTED_ELSEWHERE = ['', '..'];
+const ROUTED_ELSEWHERE = ['', '.', '..'];
 
 const GOOD: Record<Kind, string> = {
   'subscriber id': OK.subscriber,
@@ -286,5 +287,14 @@ describe('malformed identifiers', () => {
     const { status, error, names } = REFUSAL[kind];
     expect({ status: response.statusCode, body: response.json() }).toEqual({ status, body: { error, error_description: expect.stringMatching(names) } });
     expect(statements).toEqual([]);
+  });
+});
+
+describe('subscriber ids "." and ".."', () => {
+  // Clients resolve them (even percent-encoded) to another path before sending, so the path
+  // pipe is asked directly; in bodies and queries the table above sends them.
+  it.each(['.', '..'])('are refused by the path pipe (%s), and "..." is an id', (id) => {
+    expect(() => subscriberIdPipe().transform(id, { type: 'param' })).toThrow('other than "." and ".." alone');
+    expect(subscriberIdPipe().transform('...', { type: 'param' })).toBe('...');
   });
 });

@@ -42,7 +42,8 @@ export async function startTestApp(env: Record<string, string> = {}, databaseUrl
     PUBLIC_BASE_URL: TEST_BASE_URL,
     SERVER_SECRET: TEST_SERVER_SECRET,
     DATA_DIR: mkdtempSync(join(tmpdir(), 'prl-test-data-')),
-    KEY_ACTIVATION_DELAY_SECONDS: '0',
+    // Rotated keys sign at once outside production; production takes no less than 300 s.
+    KEY_ACTIVATION_DELAY_SECONDS: env.NODE_ENV === 'production' ? '300' : '0',
     WEBHOOK_RETRY_SCHEDULE: '0,0.2,0.4',
     // Tests make bursts of requests with one credential, and of refused ones from one
     // address; the rate-limit tests set their own.

@@ -140,11 +140,12 @@ describe('a subscriber on a test clock', () => {
   });
 
   it('emits the same events in instant order whatever the steps of the advances (property)', async () => {
-    const p = await sandboxPartner();
     // Steps: increasing offsets within 30 days, ending at 30 days.
     const steps = fc.uniqueArray(fc.integer({ min: 1, max: 30 * 24 - 1 }), { maxLength: 8 }).map((hours) => [...hours.sort((a, b) => a - b), 30 * 24]);
     await fc.assert(
       fc.asyncProperty(steps, fc.boolean(), async (hours, earlyAccess) => {
+        // A partner per run: one partner's advances have a budget (ADR 0152).
+        const p = await sandboxPartner();
         const clockId = await createClock(p);
         const reader = await clockReader(p, clockId, earlyAccess ? 'text_early' : 'text_standard');
         for (const hour of hours) expect((await advance(p, clockId, at(hour * 3600 * 1000))).statusCode).toBe(200);
@@ -215,6 +216,24 @@ describe('advancing', () => {
     expect(again.statusCode).toBe(200);
     expect(again.json().frozen_time).toBe(at(2 * DAY));
     expect(await unlocks(p)).toEqual(before);
+  });
+
+  it('never takes a clock more than a year past the real time, however many advances (no year 10000)', async () => {
+    const p = await sandboxPartner();
+    const clockId = await createClock(p);
+    // Each step is within a year of the clock's time; the second is past a year of the real time.
+    const lastAllowed = new Date(Date.now() + 360 * DAY);
+    expect((await advance(p, clockId, lastAllowed.toISOString())).statusCode).toBe(200);
+    const beyond = await advance(p, clockId, new Date(lastAllowed.getTime() + 10 * DAY).toISOString());
+    expect([beyond.statusCode, beyond.json().error, beyond.json().error_description]).toEqual([
+      400,
+      'invalid_request',
+      expect.stringContaining('within a year of now'),
+    ]);
+    expect((await p.platform('GET', `/test-clocks/${clockId}`)).json().frozen_time).toBe(lastAllowed.toISOString());
+    // An offset that lands in year 10000 in UTC is no RFC 3339 instant to answer with.
+    const year10000 = await advance(p, clockId, '9999-12-31T23:00:00-05:00');
+    expect([year10000.statusCode, year10000.json().error_description]).toEqual([400, expect.stringContaining('9999-12-31T23:59:59Z')]);
   });
 
   it('by two replicas at once emits each event once', async () => {

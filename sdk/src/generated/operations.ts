@@ -132,7 +132,9 @@ export abstract class GeneratedOperations<E extends Environment = Environment> {
    *
    * Answers once every chapter.unlocked whose instant the advance crossed is written (feed and webhooks,
    * in instant order, occurred_at the instant), as the live job would have emitted them. Advancing to
-   * the current time again changes nothing.
+   * the current time again changes nothing. A partner may advance its clocks 60 times an hour (20 at
+   * once) and their advances may write 1 000 events an hour (an advance at most 1 000); beyond, 429 with
+   * Retry-After and nothing written.
    *
    * `POST /platform/v1/test-clocks/{id}/advance` (sandbox credentials only).
    *
@@ -214,7 +216,8 @@ export abstract class GeneratedOperations<E extends Environment = Environment> {
    *
    * In one transaction: the clock, and every entitlement, opened novel, playback position, reading
    * activity and stream URL record of its subscribers. Events already in the feed stay. The subscriber
-   * ids can then be used again.
+   * ids can then be used again. A clock with subscribers needs a token with every scope that writes that
+   * data: platform:entitlements:write, textapp:progress:write, audioapp:playback:write.
    *
    * `DELETE /platform/v1/test-clocks/{id}` (sandbox credentials only).
    *
@@ -599,7 +602,8 @@ export abstract class GeneratedOperations<E extends Environment = Environment> {
    * Issue a partner access token (OAuth 2.0 client credentials, RFC 6749 4.4).
    *
    * Authenticate with HTTP Basic (preferred) or client_id and client_secret in the form body. The token
-   * carries the scopes registered on the credential.
+   * carries the scopes registered on the credential; a `scope` parameter is refused with invalid_scope
+   * (a credential gets its scopes when it is created).
    *
    * `POST /platform/v1/oauth2/token`.
    */

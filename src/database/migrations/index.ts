@@ -23,6 +23,7 @@ import { KidsSummaryCounts1764100800000 } from './1764100800000-kids-summary-cou
 import { KidsFixedMonths1764200000000 } from './1764200000000-kids-fixed-months.js';
 import { SubscriberErasure1764200100000 } from './1764200100000-subscriber-erasure.js';
 import { IdempotencyKeys1764200300000 } from './1764200300000-idempotency-keys.js';
+import { UnlockScheduleTenantDue1764200500000 } from './1764200500000-unlock-schedule-tenant-due.js';
 import { OperatorAudit1764200600000 } from './1764200600000-operator-audit.js';
 
 /** Every migration, in order of its timestamp. `npm run migration:generate` writes this file. */
@@ -52,5 +53,6 @@ export const MIGRATIONS = [
   KidsFixedMonths1764200000000,
   SubscriberErasure1764200100000,
   IdempotencyKeys1764200300000,
+  UnlockScheduleTenantDue1764200500000,
   OperatorAudit1764200600000,
 ];

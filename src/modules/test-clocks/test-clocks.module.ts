@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { SubscriberClock } from '../../shared/tenancy/subscriber-clock.js';
+import { RateLimitingModule } from '../rate-limiting/index.js';
 import { ReadingModule } from '../reading/index.js';
 import { TestClockTime } from './application/test-clock-time.js';
 import { TestClockService } from './application/test-clock.service.js';
@@ -16,7 +17,7 @@ import { subscriberData } from '../../shared/persistence/subscriber-rows.js';
  */
 @Global()
 @Module({
-  imports: [ReadingModule],
+  imports: [ReadingModule, RateLimitingModule],
   controllers: [TestClocksController],
   providers: [
     { provide: TestClockRepository, useClass: PgTestClockRepository },

@@ -88,20 +88,6 @@ export function matchingPipe(name: string, pattern: RegExp, rule: string): PipeT
 }
 
 /**
- * The query of an endpoint that takes no parameters: each one is unknown, and refused as
- * everywhere else. (The validation pipe cannot do it: it has no DTO to hold them against.)
- */
-export function noQueryParametersPipe(endpoint: string): PipeTransform<Record<string, unknown>, Record<string, never>> {
-  return {
-    transform(query: Record<string, unknown>): Record<string, never> {
-      const unknown = Object.keys(query);
-      if (unknown.length > 0) throw new ApiError('invalid_request', `Unknown query parameter: ${unknown.join(', ')}. ${endpoint} takes no parameters.`);
-      return {};
-    },
-  };
-}
-
-/**
  * An integer query parameter. Query values arrive as text, and `@Type(() => Number)` would
  * read "1e2" as 100, "0x10" as 16 and " 2" as 2 (and "1e21" as a number no SQL OFFSET
  * takes); only decimal digits are converted here, anything else is left for `@IsInt` to refuse.

@@ -4,7 +4,6 @@ import { ErrorBodyDto } from '../../../shared/http/error-body.dto.js';
 import { Extension } from '../../../shared/http/extension.decorator.js';
 import { chapterNumberPipe, novelIdPipe } from '../../../shared/http/identifiers.js';
 import { readingPaths } from '../../../shared/http/surfaces.js';
-import { noQueryParametersPipe } from '../../../shared/http/validation.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentPrincipal, CurrentTenant, RequireScopes, type Principal } from '../../identity/index.js';
 import { AudioService } from '../application/audio.service.js';
@@ -62,11 +61,7 @@ export class AudioController {
   @ApiOkResponse({ type: NovelAudioDto })
   @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: malformed novel id, or a query parameter (there are none)' })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'invalid_request: the novel does not exist or was removed' })
-  async novelAudio(
-    @CurrentTenant() tenant: Tenant,
-    @novelId() id: string,
-    @Query(noQueryParametersPipe('GET /novels/{id}/audio')) _query: Record<string, never>,
-  ): Promise<NovelAudioDto> {
+  async novelAudio(@CurrentTenant() tenant: Tenant, @novelId() id: string): Promise<NovelAudioDto> {
     return novelAudioDto(await this.audio.novelNarration(tenant.environment, id));
   }
 
@@ -85,12 +80,7 @@ export class AudioController {
     description: 'invalid_request: chapter number not an integer of at least 1, malformed novel id, or a query parameter (there are none)',
   })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: NOT_FOUND })
-  async chapterAudio(
-    @CurrentTenant() tenant: Tenant,
-    @novelId() id: string,
-    @chapterNumber() chapter: number,
-    @Query(noQueryParametersPipe('GET /novels/{id}/chapters/{chapterNumber}/audio')) _query: Record<string, never>,
-  ): Promise<ChapterAudioDto> {
+  async chapterAudio(@CurrentTenant() tenant: Tenant, @novelId() id: string, @chapterNumber() chapter: number): Promise<ChapterAudioDto> {
     return chapterAudioDto(await this.audio.chapterNarration(tenant.environment, id, chapter));
   }
 }

@@ -33,9 +33,10 @@ export class EntitlementRequestDto {
   @ExtensionProperty({
     required: false,
     format: 'date-time',
-    example: '2026-11-23T10:15:00Z',
+    // No example: any fixed instant leaves the 72 hours live accepts, and a document made
+    // at start would differ from the committed SDK. The description says what fits.
     description:
-      '[extension] When the change happened at the partner; at most 5 minutes ahead of the server clock and, in live, at most 72 hours ' +
+      '[extension] When the change happened at the partner, e.g. the current time; at most 5 minutes ahead of the server clock and, in live, at most 72 hours ' +
       "in the past (older periods are settled; the sandbox accepts any past instant). A write older than the record's last change is " +
       'acknowledged with applied: false and changes nothing. Absent: the time of receipt.',
   })

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config.js';
-import { RateLimiter, sourceAddressKey, type BucketPolicy } from '../../rate-limiting/index.js';
+import { RateLimiter, sourceBudgets, type BucketPolicy } from '../../rate-limiting/index.js';
 import { spendOnAuthenticationFailure, UnauthenticatedRequests } from './unauthenticated-requests.js';
 
 /**
@@ -30,10 +30,9 @@ export class TokenRequestBudgets {
     // random client ids causes no statement), then those for this client id. Each unit is
     // taken before the secret is checked and given back unless it was wrong.
     const issued = await spendOnAuthenticationFailure(this.unauthenticated.take(request), async () => {
-      const failure = await this.rateLimiter.takeForAttempt(
-        `token-failure:${clientId}:${sourceAddressKey(request.ip)}`,
-        this.failures,
-        'Too many failed authentications for this client from this address: check the client secret and retry after the time in Retry-After.',
+      const failure = await this.rateLimiter.takeForAttemptFromEach(
+        sourceBudgets(request.ip, this.failures).map((budget) => ({ ...budget, key: `token-failure:${clientId}:${budget.key}` })),
+        'Too many failed authentications for this client from this address (or its IPv6 /48): check the client secret and retry after the time in Retry-After.',
       );
       return spendOnAuthenticationFailure(failure, issue);
     });

@@ -11,17 +11,13 @@ declare module 'fastify' {
 }
 
 /**
- * Reads a client credentials token request (contract 4.2, DECISIONS 3): form body only,
- * no secrets in the URL, `grant_type=client_credentials`, one client authentication.
+ * Reads a client credentials token request (contract 4.2, DECISIONS 3): form body only
+ * (no query parameter at all, secrets included: the global rule of unknown parameters), `grant_type=client_credentials`, one client authentication.
  * Token answers, errors included, must never be cached.
  */
 export function readTokenRequest(request: FastifyRequest, reply: FastifyReply): { client: ClientCredentials; form: Record<string, unknown> } {
   reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
   request.presentedClientId = presentedClientId(request.headers.authorization, (request.body ?? {}) as { client_id?: unknown });
-  const query = (request.query ?? {}) as Record<string, unknown>;
-  if ('client_secret' in query || 'access_token' in query) {
-    throw invalidRequest('Secrets must never be sent in the URL: send the credentials with HTTP Basic or in the form body.');
-  }
   const contentType = String(request.headers['content-type'] ?? '')
     .split(';')[0]
     .trim()

@@ -29,15 +29,21 @@ export class PlatformTokenController {
   @ApiOperation({
     summary: 'Issue a partner access token (OAuth 2.0 client credentials, RFC 6749 4.4)',
     description:
-      'Authenticate with HTTP Basic (preferred) or client_id and client_secret in the form body. The token carries the scopes registered on the credential.',
+      'Authenticate with HTTP Basic (preferred) or client_id and client_secret in the form body. The token carries the scopes registered on the credential; a `scope` parameter is refused with invalid_scope (a credential gets its scopes when it is created).',
   })
   @ApiConsumes('application/x-www-form-urlencoded')
   @ApiBody({ type: TokenRequestDto })
   @ApiOkResponse({ type: TokenResponseDto })
-  @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request or unsupported_grant_type' })
+  @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request, unsupported_grant_type or invalid_scope (a scope parameter was sent)' })
   @ApiUnauthorizedResponse({ type: ErrorBodyDto, description: 'invalid_client' })
   async token(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<TokenResponse> {
-    const { client } = readTokenRequest(request, reply);
+    const { client, form } = readTokenRequest(request, reply);
+    // DECISIONS 3: no scope parameter. Refused rather than ignored (RFC 6749 5.2), as the
+    // children's endpoint refuses a scope it cannot grant: a client asking for less than
+    // its credential holds must not believe it got less.
+    if (form.scope !== undefined) {
+      throw new ApiError('invalid_scope', 'The platform token endpoint takes no scope: the token carries the scopes registered on the credential.');
+    }
     return this.budgets.issue(request, reply, client.clientId, () => this.issuer.issue(client, 'platform'));
   }
 

@@ -2,10 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config.js';
 import { DomainError } from '../../../shared/errors/domain-error.js';
-import { ReplicaBuckets, sourceAddressKey, type TakenToken } from '../../rate-limiting/index.js';
+import { ReplicaBuckets, sourceBudgets, type BucketPolicy, type TakenToken } from '../../rate-limiting/index.js';
 
 /**
- * The budget of requests that fail authentication, per source address (an IPv6 /64): a
+ * The budget of requests that fail authentication, per source address (an IPv6 /64, and
+ * a larger one per IPv6 /48): a
  * missing or invalid bearer token, or a token request refused with invalid_client. Such a
  * request has no credential to charge, yet a forged token naming a real key costs an
  * ECDSA verification, and a token request for a random client id costs database
@@ -16,21 +17,39 @@ import { ReplicaBuckets, sourceAddressKey, type TakenToken } from '../../rate-li
  */
 @Injectable()
 export class UnauthenticatedRequests {
-  private readonly buckets: ReplicaBuckets;
+  private readonly policy: BucketPolicy;
+  /** Buckets by policy name: the addresses', and the IPv6 /48s' (sourceBudgets). */
+  private readonly buckets = new Map<string, ReplicaBuckets>();
 
   constructor(@Inject(AppConfig) config: AppConfig) {
-    this.buckets = new ReplicaBuckets({ name: 'unauthenticated', ratePerSecond: config.unauthenticatedRps, burst: config.unauthenticatedBurst });
+    this.policy = { name: 'unauthenticated', ratePerSecond: config.unauthenticatedRps, burst: config.unauthenticatedBurst };
   }
 
-  /** Takes one unit of the request's address, or refuses it (429) when the address has none left. */
+  /** Takes one unit of each budget of the request's address, or refuses it (429) when one has none left. */
   take(request: FastifyRequest): TakenToken {
-    const key = sourceAddressKey(request.ip);
-    if (this.buckets.take(key)) return { giveBack: () => this.buckets.giveBack(key) };
-    throw new DomainError(
-      'rate_limited',
-      'Too many requests that failed authentication from this address: check the credentials and retry after the time in Retry-After.',
-      this.buckets.refusalDetails(key),
-    );
+    const taken: { buckets: ReplicaBuckets; key: string }[] = [];
+    const giveBack = () => {
+      for (const { buckets, key } of taken) buckets.giveBack(key);
+    };
+    for (const budget of sourceBudgets(request.ip, this.policy)) {
+      const buckets = this.bucketsOf(budget.policy);
+      if (!buckets.take(budget.key)) {
+        giveBack();
+        throw new DomainError(
+          'rate_limited',
+          'Too many requests that failed authentication from this address (or its IPv6 /48): check the credentials and retry after the time in Retry-After.',
+          buckets.refusalDetails(budget.key),
+        );
+      }
+      taken.push({ buckets, key: budget.key });
+    }
+    return { giveBack };
+  }
+
+  private bucketsOf(policy: BucketPolicy): ReplicaBuckets {
+    let buckets = this.buckets.get(policy.name);
+    if (!buckets) this.buckets.set(policy.name, (buckets = new ReplicaBuckets(policy)));
+    return buckets;
   }
 }
 

@@ -9,6 +9,7 @@ import { parseByteRange } from '../domain/byte-range.js';
 import { MP3_CONTENT_TYPE } from '../domain/media.storage.js';
 import { MEDIA_ROUTE, type MediaUrlProof } from '../domain/signed-media-url.js';
 import { LocalMediaStorage, type LocalMediaFile } from '../infrastructure/local-media.storage.js';
+import { ReadsRawQuery } from '../../../shared/http/undeclared-input.interceptor.js';
 
 /**
  * Serves the local storage back end's signed URLs (DECISIONS 11). It belongs to that back
@@ -19,6 +20,8 @@ import { LocalMediaStorage, type LocalMediaFile } from '../infrastructure/local-
  * they receive them as `stream_url`.
  */
 @ApiExcludeController()
+// The signed URL's proof is its query, read by the handler (the API's operations refuse unknown ones).
+@ReadsRawQuery()
 @Controller(MEDIA_ROUTE)
 export class LocalMediaController {
   constructor(

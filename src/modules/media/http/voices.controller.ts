@@ -1,8 +1,7 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ErrorBodyDto } from '../../../shared/http/error-body.dto.js';
 import { readingPaths } from '../../../shared/http/surfaces.js';
-import { noQueryParametersPipe } from '../../../shared/http/validation.js';
 import { RequireScopes } from '../../identity/index.js';
 import { VoiceListDto } from './voices.dto.js';
 
@@ -17,7 +16,7 @@ export class VoicesController {
   })
   @ApiOkResponse({ type: VoiceListDto })
   @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request: the endpoint takes no query parameters' })
-  list(@Query(noQueryParametersPipe('GET /voices')) _query: Record<string, never>): VoiceListDto {
+  list(): VoiceListDto {
     return { voices: [] };
   }
 }

@@ -4,6 +4,7 @@ import { DomainError, type ErrorDetails } from '../../../shared/errors/domain-er
 import { RateLimitStore, type BucketPolicy, type Grant } from '../domain/rate-limit-store.js';
 import { LeasedTokens } from '../domain/leased-tokens.js';
 import { rateLimitFields, refusalDetails } from '../domain/ratelimit-fields.js';
+import type { SourceBudget } from '../domain/source-address.js';
 
 /**
  * A lease takes this fraction of the burst: a quarter makes the bucket's statement rare (one
@@ -58,6 +59,37 @@ export class RateLimiter {
     const grant = await this.store.take(key, 1, policy);
     if (grant.granted === 0) throw new DomainError('rate_limited', description, refusalDetails(policy, grant.remaining));
     return { giveBack: () => this.store.giveBack(key, 1, policy) };
+  }
+
+  /**
+   * takeForAttempt on each of `budgets` (a source address's, ADR 0065), all or none: the
+   * first empty one refuses, and what was taken before it is given back.
+   */
+  async takeForAttemptFromEach(budgets: SourceBudget[], description: string): Promise<TakenToken> {
+    const taken: TakenToken[] = [];
+    const giveBackAll = async () => {
+      for (const token of taken) await token.giveBack();
+    };
+    try {
+      for (const budget of budgets) taken.push(await this.takeForAttempt(budget.key, budget.policy, description));
+    } catch (error) {
+      await giveBackAll();
+      throw error;
+    }
+    return { giveBack: giveBackAll };
+  }
+
+  /**
+   * Spends `count` tokens of `key` at once, or none: refuses with 429 and the time until the
+   * bucket holds them all. For work whose size is known only once done (a test clock's
+   * events): call it inside that work's transaction, which the refusal rolls back.
+   */
+  async spendOrThrow(key: string, count: number, policy: BucketPolicy, description: string): Promise<void> {
+    if (count <= 0) return;
+    const grant = await this.store.take(key, count, policy);
+    if (grant.granted === count) return;
+    if (grant.granted > 0) await this.store.giveBack(key, grant.granted, policy);
+    throw new DomainError('rate_limited', description, refusalDetails(policy, grant.remaining + grant.granted, count));
   }
 
   async consume(key: string, policy = this.defaultPolicy): Promise<RateLimitDecision> {

@@ -17,13 +17,16 @@ export function rateLimitFields(policy: BucketPolicy, remaining: number): Record
   };
 }
 
-/** Seconds until a bucket holding `remaining` tokens has one to spend. */
-export function secondsUntilToken(policy: BucketPolicy, remaining: number): number {
-  return Math.max(1, Math.ceil((1 - remaining) / policy.ratePerSecond));
+/** Seconds until a bucket holding `remaining` tokens has `wanted` (one unless given) to spend. */
+export function secondsUntilToken(policy: BucketPolicy, remaining: number, wanted = 1): number {
+  return Math.max(1, Math.ceil((wanted - remaining) / policy.ratePerSecond));
 }
 
 /** What a refusal (429) tells: the quota's state and when to retry (the HTTP edge renders it as headers). */
-export function refusalDetails(policy: BucketPolicy, remaining: number): ErrorDetails {
+export function refusalDetails(policy: BucketPolicy, remaining: number, wanted = 1): ErrorDetails {
   const fields = rateLimitFields(policy, remaining);
-  return { rateLimit: { policy: fields['RateLimit-Policy'], remaining: fields.RateLimit }, retryAfterSeconds: secondsUntilToken(policy, remaining) };
+  return {
+    rateLimit: { policy: fields['RateLimit-Policy'], remaining: fields.RateLimit },
+    retryAfterSeconds: secondsUntilToken(policy, remaining, wanted),
+  };
 }

@@ -1,4 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
+import type { BucketPolicy } from './rate-limit-store.js';
 
 /**
  * The key a source address spends its budgets under (DECISIONS 27). An IPv6 host is
@@ -17,6 +18,34 @@ export function sourceAddressKey(ip: string): string {
     .slice(0, 4)
     .map((group) => group.toString(16))
     .join(':')}::/64`;
+}
+
+/**
+ * How many /64 budgets one IPv6 /48 gets in all: a site is usually given a /48, 65 536
+ * /64s, and could otherwise spread its failures over as many separate budgets.
+ */
+export const NETWORK_BUDGET_MULTIPLE = 16;
+
+/** A budget a source address spends, keyed and with its policy. */
+export interface SourceBudget {
+  key: string;
+  policy: BucketPolicy;
+}
+
+/**
+ * The budgets a request from `ip` spends under `policy`: its address's (an IPv6 /64), and
+ * for IPv6 also its /48's, NETWORK_BUDGET_MULTIPLE times as large (burst and rate).
+ */
+export function sourceBudgets(ip: string, policy: BucketPolicy): SourceBudget[] {
+  const own = { key: sourceAddressKey(ip), policy };
+  if (!own.key.endsWith('::/64')) return [own];
+  const groups = expandIPv6(ip.split('%')[0]);
+  const network = `${groups
+    .slice(0, 3)
+    .map((group) => group.toString(16))
+    .join(':')}::/48`;
+  const larger = { name: `${policy.name}-48`, ratePerSecond: policy.ratePerSecond * NETWORK_BUDGET_MULTIPLE, burst: policy.burst * NETWORK_BUDGET_MULTIPLE };
+  return [own, { key: network, policy: larger }];
 }
 
 /** The eight 16-bit groups of a valid IPv6 address (`::` filled, a trailing IPv4 part split). */

@@ -44,7 +44,7 @@ export class ChapterUnlockJob {
     if (!this.adapterHost.httpAdapter || this.running) return;
     this.running = true;
     try {
-      await this.runOnce(new Date());
+      await this.runOnce();
     } catch (error) {
       this.logger.error({ msg: 'chapter unlock run failed', err: String(error) });
     } finally {
@@ -53,14 +53,16 @@ export class ChapterUnlockJob {
   }
 
   /**
-   * Works through everything due at `now`. A row announced moves on to its next chapter,
-   * which may be due too (after downtime): batches go on until none is left. It ends, as
-   * every step moves a row forward or drops it.
+   * Works through everything due at `now` (unset: real time, read again for each batch, so
+   * that a live unlock falling due during a long sandbox backlog is claimed next). A row
+   * announced moves on to its next chapter, which may be due too (after downtime): batches
+   * go on until none is left. It ends, as every step moves a row forward or drops it.
    */
-  async runOnce(now: Date, testClockId: string | null = null): Promise<UnlockRunResult> {
+  async runOnce(now?: Date, testClockId: string | null = null): Promise<UnlockRunResult> {
     const total: UnlockRunResult = { steps: 0, announced: 0 };
     for (;;) {
-      const batch = await this.unitOfWork.run(() => this.runBatch(now, testClockId));
+      const at = now ?? new Date();
+      const batch = await this.unitOfWork.run(() => this.runBatch(at, testClockId));
       if (batch.steps === 0) return total;
       addTo(total, batch);
     }

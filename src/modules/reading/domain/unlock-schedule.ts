@@ -72,8 +72,10 @@ export abstract class UnlockScheduleRepository {
   /** Starts (or restarts, on reopening) a reader's schedule; `cursor` null clears it. */
   abstract upsert(row: Omit<ScheduledUnlock, keyof UnlockCursor>, cursor: UnlockCursor | null): Promise<void>;
   /**
-   * Up to `limit` rows due at `now`, earliest first, locked; rows another replica holds are
-   * skipped. `testClockId` null: rows on real time (the live job's); else that clock's rows.
+   * Rows due at `now`, locked. `testClockId` null: rows on real time (the job's), live ones
+   * before any sandbox one, each partner with due rows taking an equal share of about
+   * `limit`, its earliest; rows another replica holds are skipped. Else that clock's rows,
+   * up to `limit`, earliest first.
    */
   abstract claimDue(now: Date, limit: number, testClockId: string | null): Promise<ScheduledUnlock[]>;
   /** The earliest instant a row of the test clock waits for, if any. */

@@ -28,6 +28,40 @@ const keyOf = (row: Pick<ScheduledUnlock, 'tenant' | 'subscriberId' | 'novelId'>
   row.novelId,
 ];
 
+/**
+ * The real-time claim for one environment ($3): $1 the instant, $2 the batch size. Each
+ * partner with a due row gets an equal share of the batch, its earliest due rows, so that
+ * one partner's backlog delays another's announcements by one share, not by the backlog
+ * (as the webhook claim, ADR 0060). The partners are found by skipping through the
+ * (environment, partner, instant) index one partner at a time and asked for their earliest
+ * instant: the cost grows with the partners that have rows, never with a backlog. Rows
+ * another replica holds are skipped.
+ */
+const FAIR_CLAIM_SQL = `
+  WITH RECURSIVE scheduled_partners AS (
+    (SELECT partner_id FROM chapter_unlock_schedule
+      WHERE environment = $3 AND test_clock_id IS NULL ORDER BY partner_id LIMIT 1)
+    UNION ALL
+    SELECT later.partner_id FROM scheduled_partners p
+    CROSS JOIN LATERAL (
+      SELECT partner_id FROM chapter_unlock_schedule
+       WHERE environment = $3 AND test_clock_id IS NULL AND partner_id > p.partner_id
+       ORDER BY partner_id LIMIT 1
+    ) later
+  ), due_partners AS (
+    SELECT p.partner_id FROM scheduled_partners p
+     WHERE (SELECT min(s.next_unlock_at) FROM chapter_unlock_schedule s
+             WHERE s.environment = $3 AND s.partner_id = p.partner_id AND s.test_clock_id IS NULL) <= $1
+  )
+  SELECT share.* FROM due_partners p
+  CROSS JOIN LATERAL (
+    SELECT ${SELECT_ROW} FROM chapter_unlock_schedule s
+     WHERE s.environment = $3 AND s.partner_id = p.partner_id AND s.test_clock_id IS NULL AND s.next_unlock_at <= $1
+     ORDER BY s.next_unlock_at
+     LIMIT (SELECT ceil($2::numeric / count(*))::int FROM due_partners)
+     FOR UPDATE SKIP LOCKED
+  ) share`;
+
 /** Plain SQL on the shared connection: the job's statements must stay index-only on what is due. */
 @Injectable()
 export class PgUnlockScheduleRepository extends UnlockScheduleRepository {
@@ -54,20 +88,20 @@ export class PgUnlockScheduleRepository extends UnlockScheduleRepository {
   }
 
   async claimDue(now: Date, limit: number, testClockId: string | null): Promise<ScheduledUnlock[]> {
-    // Two statements, each matching its partial index: the live job's never reads a clock's rows.
-    const rows =
-      testClockId === null
-        ? await this.db.query<ScheduleRow>(
-            `SELECT ${SELECT_ROW} FROM chapter_unlock_schedule WHERE next_unlock_at <= $1 AND test_clock_id IS NULL
-              ORDER BY next_unlock_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-            [now, limit],
-          )
-        : await this.db.query<ScheduleRow>(
-            `SELECT ${SELECT_ROW} FROM chapter_unlock_schedule WHERE test_clock_id = $3 AND next_unlock_at <= $1
-              ORDER BY next_unlock_at LIMIT $2 FOR UPDATE`,
-            [now, limit, testClockId],
-          );
-    return rows.map(toScheduled);
+    if (testClockId !== null) {
+      const rows = await this.db.query<ScheduleRow>(
+        `SELECT ${SELECT_ROW} FROM chapter_unlock_schedule WHERE test_clock_id = $3 AND next_unlock_at <= $1
+          ORDER BY next_unlock_at LIMIT $2 FOR UPDATE`,
+        [now, limit, testClockId],
+      );
+      return rows.map(toScheduled);
+    }
+    // Real time: the live readers' unlocks before any sandbox one (ADR 0151).
+    for (const environment of ['live', 'sandbox'] as const) {
+      const rows = await this.db.query<ScheduleRow>(FAIR_CLAIM_SQL, [now, limit, environment]);
+      if (rows.length > 0) return rows.map(toScheduled);
+    }
+    return [];
   }
 
   async earliestOnClock(testClockId: string): Promise<Date | null> {

@@ -15,7 +15,7 @@ export class NovelProgressEntity {
 }
 
 @Entity('chapter_unlock_schedule')
-@Index('chapter_unlock_schedule_due', ['nextUnlockAt'], { where: 'test_clock_id IS NULL' })
+@Index('chapter_unlock_schedule_tenant_due', ['environment', 'partnerId', 'nextUnlockAt'], { where: 'test_clock_id IS NULL' })
 @Index('chapter_unlock_schedule_clock_due', ['testClockId', 'nextUnlockAt'], { where: 'test_clock_id IS NOT NULL' })
 @Check('chapter_unlock_schedule_environment_check', `environment IN ('live', 'sandbox')`)
 @Check('chapter_unlock_schedule_next_chapter_check', `next_chapter >= 2`)

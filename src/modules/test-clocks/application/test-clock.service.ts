@@ -3,9 +3,28 @@ import { DomainError, invalidRequest } from '../../../shared/errors/domain-error
 import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
 import { SubscriberDataRegistry } from '../../../shared/tenancy/subscriber-data.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import { RateLimiter, type BucketPolicy } from '../../rate-limiting/index.js';
 import { ChapterUnlockJob } from '../../reading/index.js';
-import { advanceDecision, CLOCKS_PER_PARTNER, frozenTimeRefusal, SUBSCRIBERS_PER_CLOCK, type TestClock } from '../domain/test-clock.js';
+import {
+  ADVANCE_BURST,
+  ADVANCES_PER_HOUR,
+  advanceDecision,
+  CLOCKS_PER_PARTNER,
+  EVENTS_PER_HOUR,
+  frozenTimeRefusal,
+  SUBSCRIBERS_PER_CLOCK,
+  type TestClock,
+} from '../domain/test-clock.js';
 import { TestClockRepository } from '../domain/test-clock.repository.js';
+
+const ADVANCES: BucketPolicy = { name: 'test-clock-advances', ratePerSecond: ADVANCES_PER_HOUR / 3600, burst: ADVANCE_BURST };
+const EVENTS: BucketPolicy = { name: 'test-clock-events', ratePerSecond: EVENTS_PER_HOUR / 3600, burst: EVENTS_PER_HOUR };
+
+/**
+ * Deleting a clock erases its subscribers' sandbox data: the token must hold the scope that
+ * writes each kind of it (ADR 0152), not only the clocks' own scope.
+ */
+export const ERASING_SCOPES = ['platform:entitlements:write', 'textapp:progress:write', 'audioapp:playback:write'] as const;
 
 /**
  * Sandbox test clocks (DECISIONS 28). Every change of one clock (attach, advance, delete)
@@ -19,6 +38,7 @@ export class TestClockService {
     private readonly unlocks: ChapterUnlockJob,
     private readonly subscriberData: SubscriberDataRegistry,
     private readonly unitOfWork: UnitOfWork,
+    private readonly rateLimiter: RateLimiter,
   ) {}
 
   async create(tenant: Tenant, clock: { name: string | null; frozenTime: Date }): Promise<TestClock> {
@@ -70,26 +90,55 @@ export class TestClockService {
    * Moves the clock to `frozenTime`, after writing every `chapter.unlocked` its subscribers'
    * readings cross, in instant order, by the live job's own code. One transaction: the
    * events and the new time commit together or not at all, so a retried advance emits
-   * nothing twice; the same instant again answers the clock unchanged.
+   * nothing twice; the same instant again answers the clock unchanged. The partner's
+   * budgets of advances and of events are spent in the same transaction: a refusal (429)
+   * rolls back the events too.
    */
   advance(tenant: Tenant, id: string, frozenTime: Date): Promise<TestClock> {
     sandboxOnly(tenant);
     return this.unitOfWork.run(async () => {
       const clock = (await this.clocks.lock(tenant.partnerId, id)) ?? notFound(id);
-      const decision = advanceDecision(clock.frozenTime, frozenTime);
+      const decision = advanceDecision(clock.frozenTime, frozenTime, new Date());
       if (decision.kind === 'refused') throw invalidRequest(decision.reason);
       if (decision.kind === 'unchanged') return clock;
-      await this.unlocks.runOnClock(id, frozenTime);
+      await this.rateLimiter.spendOrThrow(
+        `test-clock-advances:${tenant.partnerId}`,
+        1,
+        ADVANCES,
+        `At most ${ADVANCES_PER_HOUR} test clock advances an hour per partner (${ADVANCE_BURST} at once): retry after the time in Retry-After.`,
+      );
+      const run = await this.unlocks.runOnClock(id, frozenTime);
+      if (run.announced > EVENTS_PER_HOUR) {
+        throw invalidRequest(
+          `This advance would write ${run.announced} chapter.unlocked events, more than the ${EVENTS_PER_HOUR} one advance may: advance to an earlier frozen_time first.`,
+        );
+      }
+      await this.rateLimiter.spendOrThrow(
+        `test-clock-events:${tenant.partnerId}`,
+        run.announced,
+        EVENTS,
+        `This advance would write ${run.announced} chapter.unlocked events, beyond the ${EVENTS_PER_HOUR} an hour a partner's test clocks may write: retry after the time in Retry-After, or advance less far.`,
+      );
       await this.clocks.setFrozenTime(id, frozenTime);
       return { ...clock, frozenTime };
     });
   }
 
-  /** Deletes the clock and all of its subscribers' sandbox data with it, in one transaction. */
-  async delete(tenant: Tenant, id: string): Promise<void> {
+  /**
+   * Deletes the clock and all of its subscribers' sandbox data with it, in one transaction.
+   * With subscribers attached, the token's `scopes` must include every ERASING_SCOPES one.
+   */
+  async delete(tenant: Tenant, id: string, scopes: ReadonlySet<string>): Promise<void> {
     sandboxOnly(tenant);
     await this.unitOfWork.run(async () => {
       const clock = (await this.clocks.lock(tenant.partnerId, id)) ?? notFound(id);
+      const missing = ERASING_SCOPES.filter((scope) => !scopes.has(scope));
+      if (clock.subscriberIds.length > 0 && missing.length > 0) {
+        throw new DomainError(
+          'insufficient_scope',
+          `Deleting test clock ${id} erases its subscribers' sandbox data: the token needs ${ERASING_SCOPES.join(', ')} (missing ${missing.join(', ')}).`,
+        );
+      }
       for (const subscriberId of clock.subscriberIds) await this.subscriberData.clear(tenant, subscriberId);
       await this.clocks.delete(id);
     });

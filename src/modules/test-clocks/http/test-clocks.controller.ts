@@ -10,6 +10,7 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiTags,
+  ApiTooManyRequestsResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { ErrorBodyDto } from '../../../shared/http/error-body.dto.js';
@@ -18,8 +19,8 @@ import { subscriberIdPipe, uuidPipe } from '../../../shared/http/identifiers.js'
 import { setCreatedLocation } from '../../../shared/http/location.js';
 import { platformPath } from '../../../shared/http/surfaces.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
-import { CurrentTenant, RequireScopes } from '../../identity/index.js';
-import { TestClockService } from '../application/test-clock.service.js';
+import { CurrentPrincipal, CurrentTenant, RequireScopes, type Principal } from '../../identity/index.js';
+import { ERASING_SCOPES, TestClockService } from '../application/test-clock.service.js';
 import { AdvanceTestClockDto, CreateTestClockDto, TestClockDto, TestClockListDto, testClockDto } from './test-clocks.dto.js';
 
 const SCOPE = 'platform:entitlements:write';
@@ -77,14 +78,16 @@ export class TestClocksController {
   @Extension()
   @ApiOperation({
     summary: 'Delete a test clock and its subscribers’ sandbox data',
-    description:
-      'In one transaction: the clock, and every entitlement, opened novel, playback position, reading activity and stream URL record of its subscribers. Events already in the feed stay. The subscriber ids can then be used again.',
+    description: `In one transaction: the clock, and every entitlement, opened novel, playback position, reading activity and stream URL record of its subscribers. Events already in the feed stay. The subscriber ids can then be used again. A clock with subscribers needs a token with every scope that writes that data: ${ERASING_SCOPES.join(', ')}.`,
   })
   @ApiNoContentResponse()
-  @ApiForbiddenResponse({ type: ErrorBodyDto, description: SANDBOX_ONLY })
+  @ApiForbiddenResponse({
+    type: ErrorBodyDto,
+    description: `${SANDBOX_ONLY}, and for a clock with subscribers also ${ERASING_SCOPES.join(', ')}`,
+  })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'not_found' })
-  async remove(@CurrentTenant() tenant: Tenant, @Param('id', uuidPipe('test clock')) id: string): Promise<void> {
-    await this.clocks.delete(tenant, id);
+  async remove(@CurrentPrincipal() principal: Principal, @Param('id', uuidPipe('test clock')) id: string): Promise<void> {
+    await this.clocks.delete(principal, id, principal.scopes);
   }
 
   @Put(':id/subscribers/:subscriber_id')
@@ -119,12 +122,17 @@ export class TestClocksController {
   @ApiOperation({
     summary: 'Advance a test clock',
     description:
-      'Answers once every chapter.unlocked whose instant the advance crossed is written (feed and webhooks, in instant order, occurred_at the instant), as the live job would have emitted them. Advancing to the current time again changes nothing.',
+      'Answers once every chapter.unlocked whose instant the advance crossed is written (feed and webhooks, in instant order, occurred_at the instant), as the live job would have emitted them. Advancing to the current time again changes nothing. A partner may advance its clocks 60 times an hour (20 at once) and their advances may write 1 000 events an hour (an advance at most 1 000); beyond, 429 with Retry-After and nothing written.',
   })
   @ApiOkResponse({ type: TestClockDto })
+  @ApiTooManyRequestsResponse({
+    type: ErrorBodyDto,
+    description: "rate_limited: the partner's budget of clock advances or of the events they write is spent; Retry-After says when to retry",
+  })
   @ApiBadRequestResponse({
     type: ErrorBodyDto,
-    description: "invalid_request: frozen_time missing, malformed, earlier than the clock's time or more than a year after it",
+    description:
+      "invalid_request: frozen_time missing, malformed, earlier than the clock's time, more than a year after it or after the real time, or the advance would write more than 1 000 events",
   })
   @ApiForbiddenResponse({ type: ErrorBodyDto, description: SANDBOX_ONLY })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'not_found' })

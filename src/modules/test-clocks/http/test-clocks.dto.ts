@@ -7,8 +7,8 @@ import type { TestClock } from '../domain/test-clock.js';
 export class CreateTestClockDto {
   @ApiProperty({
     format: 'date-time',
-    example: '2026-12-01T09:00:00Z',
-    description: '"Now" for the subscribers attached to the clock; within a year of the real time, either way.',
+    // No example: a fixed instant leaves the year around the real time (openapi-examples spec).
+    description: '"Now" for the subscribers attached to the clock, e.g. the current time; within a year of the real time, either way.',
   })
   @IsDefined({ message: 'frozen_time is required' })
   @IsIsoInstant('frozen_time')
@@ -24,8 +24,8 @@ export class CreateTestClockDto {
 export class AdvanceTestClockDto {
   @ApiProperty({
     format: 'date-time',
-    example: '2026-12-31T09:00:00Z',
-    description: "The clock's new time: later than its current one (the same one again changes nothing), at most a year after it.",
+    description:
+      "The clock's new time: later than its current one (the same one again changes nothing), at most a year after it, and within a year of the real time.",
   })
   @IsDefined({ message: 'frozen_time is required' })
   @IsIsoInstant('frozen_time')
