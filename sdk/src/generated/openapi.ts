@@ -77,7 +77,7 @@ export interface paths {
         put?: never;
         /**
          * Issue a partner access token (OAuth 2.0 client credentials, RFC 6749 4.4)
-         * @description Authenticate with HTTP Basic (preferred) or client_id and client_secret in the form body. The token carries the scopes registered on the credential.
+         * @description Authenticate with HTTP Basic (preferred) or client_id and client_secret in the form body. The token carries the scopes registered on the credential; a `scope` parameter is refused with invalid_scope (a credential gets its scopes when it is created).
          */
         post: operations["issuePlatformToken"];
         delete?: never;
@@ -1094,7 +1094,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a test clock and its subscribers’ sandbox data
-         * @description In one transaction: the clock, and every entitlement, opened novel, playback position, reading activity and stream URL record of its subscribers. Events already in the feed stay. The subscriber ids can then be used again.
+         * @description In one transaction: the clock, and every entitlement, opened novel, playback position, reading activity and stream URL record of its subscribers. Events already in the feed stay. The subscriber ids can then be used again. A clock with subscribers needs a token with every scope that writes that data: platform:entitlements:write, textapp:progress:write, audioapp:playback:write.
          */
         delete: operations["deleteTestClock"];
         options?: never;
@@ -1133,7 +1133,7 @@ export interface paths {
         put?: never;
         /**
          * Advance a test clock
-         * @description Answers once every chapter.unlocked whose instant the advance crossed is written (feed and webhooks, in instant order, occurred_at the instant), as the live job would have emitted them. Advancing to the current time again changes nothing.
+         * @description Answers once every chapter.unlocked whose instant the advance crossed is written (feed and webhooks, in instant order, occurred_at the instant), as the live job would have emitted them. Advancing to the current time again changes nothing. A partner may advance its clocks 60 times an hour (20 at once) and their advances may write 1 000 events an hour (an advance at most 1 000); beyond, 429 with Retry-After and nothing written.
          */
         post: operations["advanceTestClock"];
         delete?: never;
@@ -1339,8 +1339,7 @@ export interface components {
             plan?: string;
             /**
              * Format: date-time
-             * @description [extension] When the change happened at the partner; at most 5 minutes ahead of the server clock and, in live, at most 72 hours in the past (older periods are settled; the sandbox accepts any past instant). A write older than the record's last change is acknowledged with applied: false and changes nothing. Absent: the time of receipt.
-             * @example 2026-11-23T10:15:00Z
+             * @description [extension] When the change happened at the partner, e.g. the current time; at most 5 minutes ahead of the server clock and, in live, at most 72 hours in the past (older periods are settled; the sandbox accepts any past instant). A write older than the record's last change is acknowledged with applied: false and changes nothing. Absent: the time of receipt.
              */
             effective_at?: string;
         };
@@ -1810,8 +1809,7 @@ export interface components {
         CreateTestClockDto: {
             /**
              * Format: date-time
-             * @description "Now" for the subscribers attached to the clock; within a year of the real time, either way.
-             * @example 2026-12-01T09:00:00Z
+             * @description "Now" for the subscribers attached to the clock, e.g. the current time; within a year of the real time, either way.
              */
             frozen_time: string;
             /**
@@ -1847,8 +1845,7 @@ export interface components {
         AdvanceTestClockDto: {
             /**
              * Format: date-time
-             * @description The clock's new time: later than its current one (the same one again changes nothing), at most a year after it.
-             * @example 2026-12-31T09:00:00Z
+             * @description The clock's new time: later than its current one (the same one again changes nothing), at most a year after it, and within a year of the real time.
              */
             frozen_time: string;
         };
@@ -2288,7 +2285,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenResponseDto"];
                 };
             };
-            /** @description invalid_request or unsupported_grant_type */
+            /** @description invalid_request, unsupported_grant_type or invalid_scope (a scope parameter was sent) */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -3215,7 +3212,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
+                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ -, other than "." and ".." alone */
                 id: string;
             };
             cookie?: never;
@@ -3326,7 +3323,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
+                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ -, other than "." and ".." alone */
                 id: string;
             };
             cookie?: never;
@@ -3437,7 +3434,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
+                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ -, other than "." and ".." alone */
                 id: string;
             };
             cookie?: never;
@@ -3548,7 +3545,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
+                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ -, other than "." and ".." alone */
                 id: string;
             };
             cookie?: never;
@@ -4526,7 +4523,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
+                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ -, other than "." and ".." alone */
                 id: string;
             };
             cookie?: never;
@@ -4656,7 +4653,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
+                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ -, other than "." and ".." alone */
                 id: string;
             };
             cookie?: never;
@@ -4826,7 +4823,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
+                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ -, other than "." and ".." alone */
                 id: string;
             };
             cookie?: never;
@@ -4956,7 +4953,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
+                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ -, other than "." and ".." alone */
                 id: string;
             };
             cookie?: never;
@@ -5126,7 +5123,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
+                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ -, other than "." and ".." alone */
                 id: string;
             };
             cookie?: never;
@@ -5256,7 +5253,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
+                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ -, other than "." and ".." alone */
                 id: string;
             };
             cookie?: never;
@@ -5426,7 +5423,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
+                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ -, other than "." and ".." alone */
                 id: string;
             };
             cookie?: never;
@@ -5556,7 +5553,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
+                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ -, other than "." and ".." alone */
                 id: string;
             };
             cookie?: never;
@@ -6658,7 +6655,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
+                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ -, other than "." and ".." alone */
                 id: string;
             };
             cookie?: never;
@@ -6771,7 +6768,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
+                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ -, other than "." and ".." alone */
                 id: string;
             };
             cookie?: never;
@@ -6960,7 +6957,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
+                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ -, other than "." and ".." alone */
                 id: string;
             };
             cookie?: never;
@@ -7149,7 +7146,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
+                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ -, other than "." and ".." alone */
                 id: string;
                 /** @description a lowercase slug (a-z, 0-9 and single hyphens) of 1 to 100 characters */
                 novel_id: string;
@@ -7315,7 +7312,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
+                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ -, other than "." and ".." alone */
                 id: string;
                 /** @description a lowercase slug (a-z, 0-9 and single hyphens) of 1 to 100 characters */
                 novel_id: string;
@@ -9613,7 +9610,7 @@ export interface operations {
                 };
             };
             /**
-             * @description sandbox_only: the token is of a live credential, and test clocks exist in the sandbox only; insufficient_scope: the token needs platform:entitlements:write
+             * @description sandbox_only: the token is of a live credential, and test clocks exist in the sandbox only; insufficient_scope: the token needs platform:entitlements:write, and for a clock with subscribers also platform:entitlements:write, textapp:progress:write, audioapp:playback:write
              *
              *     insufficient_scope: the token needs one of: platform:entitlements:write
              */
@@ -9729,7 +9726,7 @@ export interface operations {
             };
             path: {
                 id: string;
-                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
+                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ -, other than "." and ".." alone */
                 subscriber_id: string;
             };
             cookie?: never;
@@ -9923,7 +9920,7 @@ export interface operations {
                     "application/json": components["schemas"]["TestClockDto"];
                 };
             };
-            /** @description invalid_request: frozen_time missing, malformed, earlier than the clock's time or more than a year after it */
+            /** @description invalid_request: frozen_time missing, malformed, earlier than the clock's time, more than a year after it or after the real time, or the advance would write more than 1 000 events */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -9933,7 +9930,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "invalid_request",
-                     *       "error_description": "Frozen_time missing, malformed, earlier than the clock's time or more than a year after it."
+                     *       "error_description": "Frozen_time missing, malformed, earlier than the clock's time, more than a year after it or after the real time, or the advance would write more than 1 000 events."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -10026,7 +10023,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description rate_limited */
+            /** @description rate_limited: the partner's budget of clock advances or of the events they write is spent; Retry-After says when to retry */
             429: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -10039,7 +10036,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "rate_limited",
-                     *       "error_description": "Too many requests: retry after the time in Retry-After."
+                     *       "error_description": "The partner's budget of clock advances or of the events they write is spent."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -10069,7 +10066,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
+                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ -, other than "." and ".." alone */
                 subscriber_id: string;
             };
             cookie?: never;
@@ -10183,7 +10180,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ - */
+                /** @description 1 to 128 characters of A-Z a-z 0-9 . _ : @ -, other than "." and ".." alone */
                 subscriber_id: string;
             };
             cookie?: never;
