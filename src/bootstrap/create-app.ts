@@ -23,6 +23,7 @@ import { trackAllowedMethods } from './allowed-methods.js';
 import { securityHeaders } from './security-headers.js';
 import { setupSwagger } from './swagger.js';
 import { proxyTrust } from './trusted-proxies.js';
+import { presentedClientId } from '../modules/identity/index.js';
 
 /** DECISIONS 19: bodies over 64 KiB are refused with 413. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -140,10 +141,14 @@ class OneLinePerRequest extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     // Who called: the credential and partner of a request that presented a valid token, or
     // the client id a token request presented (well-formed, whether or not it was accepted).
+    // Read at the end, so that a request refused before its handler (an unknown parameter) is named too.
+    const presented = request.routeOptions.url?.endsWith('/oauth2/token')
+      ? presentedClientId(request.headers.authorization, (request.body ?? {}) as { client_id?: unknown })
+      : undefined;
     const caller = request.principal
       ? { client_id: request.principal.clientId, partner_id: request.principal.partnerId }
-      : request.presentedClientId
-        ? { client_id: request.presentedClientId }
+      : presented
+        ? { client_id: presented }
         : {};
     if (error) {
       reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime, ...caller }, 'request errored');

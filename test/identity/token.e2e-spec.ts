@@ -1,5 +1,5 @@
 import { decodeProtectedHeader, decodeJwt } from 'jose';
-import { TEST_BASE_URL, useTestApp } from '../support/test-app.js';
+import { bearer, TEST_BASE_URL, useTestApp } from '../support/test-app.js';
 import type { IssuedCredential } from '../../src/modules/identity/index.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -111,8 +111,32 @@ describe('POST /platform/v1/oauth2/token', () => {
     expect(response.json().error).toBe('invalid_request');
   });
 
-  it.each(['textapp:catalog:read', '', 'platform:billing:read textapp:catalog:read'])(
-    "answers 400 invalid_scope to a requested scope (%j), as the children's endpoint refuses one it cannot grant",
+  it.each(['', ' '])('takes a scope sent empty (%j) as omitted: the token carries every scope held (RFC 6749 3.1)', async (scope) => {
+    const response = await tokenRequest(
+      { ...FORM, authorization: basic(credential.client_id, credential.client_secret) },
+      form({ grant_type: 'client_credentials', scope }),
+    );
+    expect(response.statusCode).toBe(200);
+    expect(response.json().scope.split(' ').sort()).toEqual([...credential.scopes].sort());
+  });
+
+  it('narrows the token to a requested subset of the credential scopes (RFC 6749 3.3)', async () => {
+    const response = await tokenRequest(
+      { ...FORM, authorization: basic(credential.client_id, credential.client_secret) },
+      form({ grant_type: 'client_credentials', scope: 'textapp:catalog:read  textapp:catalog:read' }),
+    );
+    expect(response.statusCode).toBe(200);
+    expect(response.json().scope).toBe('textapp:catalog:read');
+    const billing = await t.inject({
+      method: 'GET',
+      url: '/platform/v1/billing-usage?product=textapp&period=2026-10',
+      headers: bearer(response.json().access_token),
+    });
+    expect([billing.statusCode, billing.json().error]).toEqual([403, 'insufficient_scope']);
+  });
+
+  it.each(['platform:subscribers:erase', 'nonsense:scope', 'textapp:catalog:read platform:subscribers:erase'])(
+    'answers 400 invalid_scope to a requested scope the credential does not hold (%j)',
     async (scope) => {
       const response = await tokenRequest(
         { ...FORM, authorization: basic(credential.client_id, credential.client_secret) },

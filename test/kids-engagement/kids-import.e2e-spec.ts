@@ -224,7 +224,10 @@ describe('months whose figures are fixed', () => {
 
 describe('sandbox sessions on a test clock', () => {
   it('keep a subscriber off a clock, and go with the clock’s clean slate', async () => {
-    const owner = await t.partner({ scopes: ['kidsapp:engagement:read', 'platform:entitlements:write'], environment: 'sandbox' });
+    const owner = await t.partner({
+      scopes: ['kidsapp:engagement:read', 'platform:entitlements:write', 'textapp:progress:write', 'audioapp:playback:write'],
+      environment: 'sandbox',
+    });
     const platform = async (method: 'POST' | 'PUT' | 'DELETE', url: string, payload?: object) =>
       t.inject({ method, url: `/platform/v1${url}`, headers: bearer(await t.token(owner)), ...(payload && { payload }) });
     const clock = (await platform('POST', '/test-clocks', { frozen_time: new Date(Date.now() + 86_400_000).toISOString() })).json().id;

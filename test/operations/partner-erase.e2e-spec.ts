@@ -94,7 +94,7 @@ async function rowsOf(partnerId: string): Promise<Record<string, number>> {
     `SELECT c.table_name FROM information_schema.columns c JOIN information_schema.tables t USING (table_schema, table_name)
       WHERE c.table_schema = current_schema() AND c.column_name = 'partner_id' AND t.table_type = 'BASE TABLE'
         -- A partitioned table counts its partitions' rows.
-        AND NOT (quote_ident(c.table_name)::regclass IN (SELECT inhrelid FROM pg_inherits)) ORDER BY 1`,
+        AND NOT EXISTS (SELECT FROM pg_inherits i JOIN pg_class k ON k.oid = i.inhrelid WHERE k.relname = c.table_name AND k.relnamespace = current_schema()::regnamespace) ORDER BY 1`,
   );
   const counts: Record<string, number> = {};
   for (const { table_name } of tables) {

@@ -161,7 +161,7 @@ const REVIEWED: Record<string, string[]> = {
     'SUBSCRIBER_KEY',
   ],
   'src/modules/entitlements/infrastructure/entitlement.subscriber-data.ts': ['SUBSCRIBER_KEY', 'SUBSCRIBER_KEY', 'SUBSCRIBER_KEY'],
-  'src/modules/kids-engagement/infrastructure/kids-engagement.subscriber-data.ts': ['SESSIONS_OF', 'SESSIONS_OF'],
+  'src/modules/kids-engagement/infrastructure/kids-engagement.subscriber-data.ts': ['SESSIONS_OF', 'SESSIONS_OF', 'SESSIONS_OF', 'SESSIONS_OF'],
   'src/modules/media/infrastructure/media.subscriber-data.ts': ['SUBSCRIBER_KEY'],
   'src/modules/playback/infrastructure/playback.subscriber-data.ts': ['SUBSCRIBER_KEY'],
   'src/modules/reading/infrastructure/reading.subscriber-data.ts': ['SUBSCRIBER_KEY'],

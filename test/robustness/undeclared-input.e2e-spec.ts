@@ -1,3 +1,4 @@
+import { SCOPES } from '../../src/modules/identity/index.js';
 import { documentedOperations, type DocumentedOperation } from '../support/openapi.js';
 import { bearer, useTestApp } from '../support/test-app.js';
 import { kidsServiceToken } from '../support/tokens.js';
@@ -15,8 +16,9 @@ const tokens: Record<'live' | 'sandbox' | 'kids', string> = { live: '', sandbox:
 
 beforeAll(async () => {
   operations = await documentedOperations(t);
-  tokens.live = await t.token(await t.partner());
-  const sandbox = await t.partner({ environment: 'sandbox' });
+  // Every scope, erasure's included (not in the default set): the refusal must be the parameter's.
+  tokens.live = await t.token(await t.partner({ scopes: [...SCOPES] }));
+  const sandbox = await t.partner({ environment: 'sandbox', scopes: [...SCOPES] });
   tokens.sandbox = await t.token(sandbox);
   tokens.kids = await kidsServiceToken(t, await t.partner());
 });

@@ -77,7 +77,7 @@ export interface paths {
         put?: never;
         /**
          * Issue a partner access token (OAuth 2.0 client credentials, RFC 6749 4.4)
-         * @description Authenticate with HTTP Basic (preferred) or client_id and client_secret in the form body. The token carries the scopes registered on the credential; a `scope` parameter is refused with invalid_scope (a credential gets its scopes when it is created).
+         * @description Authenticate with HTTP Basic (preferred) or client_id and client_secret in the form body. The token carries the scopes registered on the credential, or the subset a `scope` parameter asks for (RFC 6749 3.3); a scope the credential does not hold is refused with invalid_scope.
          */
         post: operations["issuePlatformToken"];
         delete?: never;
@@ -2285,7 +2285,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenResponseDto"];
                 };
             };
-            /** @description invalid_request, unsupported_grant_type or invalid_scope (a scope parameter was sent) */
+            /** @description invalid_request, unsupported_grant_type or invalid_scope (a requested scope the credential does not hold) */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];

@@ -602,8 +602,8 @@ export abstract class GeneratedOperations<E extends Environment = Environment> {
    * Issue a partner access token (OAuth 2.0 client credentials, RFC 6749 4.4).
    *
    * Authenticate with HTTP Basic (preferred) or client_id and client_secret in the form body. The token
-   * carries the scopes registered on the credential; a `scope` parameter is refused with invalid_scope
-   * (a credential gets its scopes when it is created).
+   * carries the scopes registered on the credential, or the subset a `scope` parameter asks for (RFC
+   * 6749 3.3); a scope the credential does not hold is refused with invalid_scope.
    *
    * `POST /platform/v1/oauth2/token`.
    */

@@ -5,3 +5,4 @@ export { CurrentPrincipal, CurrentTenant, Public, RequireScopes } from './http/a
 export type { Principal } from './domain/principal.js';
 export { DEFAULT_SCOPES, SCOPES, parseScopes, type Scope } from './domain/scopes.js';
 export { TOKEN_ISSUERS, type TokenIssuer } from './domain/token-issuers.js';
+export { presentedClientId } from './domain/client-authentication.js';

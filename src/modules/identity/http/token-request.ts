@@ -1,14 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, invalidRequest } from '../../../shared/errors/api-error.js';
-import { presentedClientId, readClientAuthentication, type ClientCredentials } from '../domain/client-authentication.js';
+import { readClientAuthentication, type ClientCredentials } from '../domain/client-authentication.js';
 import { invalidClient } from '../application/token-issuer.service.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The well-formed client id a token request presented, named in its log line. */
-    presentedClientId?: string;
-  }
-}
 
 /**
  * Reads a client credentials token request (contract 4.2, DECISIONS 3): form body only
@@ -17,7 +10,6 @@ declare module 'fastify' {
  */
 export function readTokenRequest(request: FastifyRequest, reply: FastifyReply): { client: ClientCredentials; form: Record<string, unknown> } {
   reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
-  request.presentedClientId = presentedClientId(request.headers.authorization, (request.body ?? {}) as { client_id?: unknown });
   const contentType = String(request.headers['content-type'] ?? '')
     .split(';')[0]
     .trim()

@@ -29,22 +29,26 @@ export class PlatformTokenController {
   @ApiOperation({
     summary: 'Issue a partner access token (OAuth 2.0 client credentials, RFC 6749 4.4)',
     description:
-      'Authenticate with HTTP Basic (preferred) or client_id and client_secret in the form body. The token carries the scopes registered on the credential; a `scope` parameter is refused with invalid_scope (a credential gets its scopes when it is created).',
+      'Authenticate with HTTP Basic (preferred) or client_id and client_secret in the form body. The token carries the scopes registered on the credential, or the subset a `scope` parameter asks for (RFC 6749 3.3); a scope the credential does not hold is refused with invalid_scope.',
   })
   @ApiConsumes('application/x-www-form-urlencoded')
   @ApiBody({ type: TokenRequestDto })
   @ApiOkResponse({ type: TokenResponseDto })
-  @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'invalid_request, unsupported_grant_type or invalid_scope (a scope parameter was sent)' })
+  @ApiBadRequestResponse({
+    type: ErrorBodyDto,
+    description: 'invalid_request, unsupported_grant_type or invalid_scope (a requested scope the credential does not hold)',
+  })
   @ApiUnauthorizedResponse({ type: ErrorBodyDto, description: 'invalid_client' })
   async token(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<TokenResponse> {
     const { client, form } = readTokenRequest(request, reply);
-    // DECISIONS 3: no scope parameter. Refused rather than ignored (RFC 6749 5.2), as the
-    // children's endpoint refuses a scope it cannot grant: a client asking for less than
-    // its credential holds must not believe it got less.
-    if (form.scope !== undefined) {
-      throw new ApiError('invalid_scope', 'The platform token endpoint takes no scope: the token carries the scopes registered on the credential.');
-    }
-    return this.budgets.issue(request, reply, client.clientId, () => this.issuer.issue(client, 'platform'));
+    // RFC 6749 3.3: a requested scope narrows the token to a subset of the credential's
+    // scopes (Swagger UI's Authorize sends the scopes ticked); one it does not hold is
+    // refused with invalid_scope rather than silently dropped, as the children's endpoint
+    // does. Sent empty, it counts as omitted (3.1): the token carries every scope held.
+    const requested = requestedScopes(form.scope);
+    return this.budgets.issue(request, reply, client.clientId, () =>
+      this.issuer.issue(client, 'platform', requested ? (credential) => grantedSubset(requested, credential.scopes) : undefined),
+    );
   }
 
   @Get('jwks')
@@ -106,4 +110,20 @@ export class KidsTokenController {
   jwks() {
     return this.keys.jwks('kids');
   }
+}
+
+/** The scopes a token request asks for, or null when it asks for none (absent or empty). */
+function requestedScopes(scope: unknown): string[] | null {
+  if (scope === undefined) return null;
+  if (typeof scope !== 'string') throw new ApiError('invalid_scope', 'scope must be given once, as space-separated scope names.');
+  const names = scope.split(' ').filter((name) => name !== '');
+  return names.length === 0 ? null : [...new Set(names)];
+}
+
+function grantedSubset(requested: string[], held: readonly string[]): string[] {
+  const missing = requested.filter((name) => !held.includes(name));
+  if (missing.length > 0) {
+    throw new ApiError('invalid_scope', `This credential does not hold ${missing.join(', ')}: ask for a subset of its scopes, or for none to get them all.`);
+  }
+  return requested;
 }
