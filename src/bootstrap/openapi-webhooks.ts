@@ -40,18 +40,32 @@ const envelope = (event: string, data: Record<string, SchemaObject>, required: s
   },
 });
 
-const SUBSCRIBER: SchemaObject = { type: 'string', description: "The partner's subscriber id." };
+/**
+ * Once its subscriber is erased, an event keeps its place in the feed (and can be
+ * redelivered) with `subscriber_id: null` and `erased: true` (DECISIONS 29).
+ */
+const SUBSCRIBER = {
+  type: ['string', 'null'],
+  description: "The partner's subscriber id; null once the subscriber is erased.",
+} as unknown as SchemaObject;
+const ERASED: SchemaObject = { type: 'boolean', enum: [true], description: 'Present, and true, only once the subscriber is erased.' };
 const NOVEL: SchemaObject = { type: 'string', description: 'The novel slug.' };
 
 export const WEBHOOK_SCHEMAS = {
   NovelFinishedEvent: envelope(
     'novel.finished',
-    { subscriber_id: SUBSCRIBER, novel_id: NOVEL, choice_id: { type: 'string', description: 'The chosen ending.' } },
+    { subscriber_id: SUBSCRIBER, novel_id: NOVEL, choice_id: { type: 'string', description: 'The chosen ending.' }, erased: ERASED },
     ['subscriber_id', 'novel_id', 'choice_id'],
   ),
   ChapterUnlockedEvent: envelope(
     'chapter.unlocked',
-    { subscriber_id: SUBSCRIBER, novel_id: NOVEL, chapter_number: { type: 'integer', minimum: 1 }, chapter_id: { type: 'string' } },
+    {
+      subscriber_id: SUBSCRIBER,
+      novel_id: NOVEL,
+      chapter_number: { type: 'integer', minimum: 1 },
+      chapter_id: { type: 'string' },
+      erased: ERASED,
+    },
     ['subscriber_id', 'novel_id', 'chapter_number', 'chapter_id'],
   ),
 };

@@ -4,6 +4,7 @@ import { COMMANDS } from '../../src/cli/commands.js';
 import { KidsActivityImporter } from '../../src/modules/kids-engagement/index.js';
 import { DEFAULT_SCOPES, PartnerCredentialsService, SCOPES } from '../../src/modules/identity/index.js';
 import { SubscriberDataRegistry } from '../../src/shared/tenancy/subscriber-data.js';
+import { OpenApiDocument } from '../contract/openapi-model.js';
 import { DEMO_MP3, importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
 import { partnerClient, type PartnerClient } from '../fixtures/partner-client.js';
 import { bearer, useTestApp } from '../support/test-app.js';
@@ -329,6 +330,12 @@ describe('erasure', () => {
     expect(feedAfter[erased].data).toEqual({ ...feedBefore[erased].data, subscriber_id: null, erased: true });
     const kept = feedBefore.findIndex((item) => item.data.subscriber_id === OTHER);
     expect(feedAfter[kept]).toEqual(feedBefore[kept]);
+    // The nulled payload is still one the served document describes, for feed and webhook alike.
+    const document = new OpenApiDocument((await t.inject({ method: 'GET', url: '/docs/openapi.json' })).json());
+    const { seq: _seq, ...payload } = feedAfter[erased];
+    const schemas: Record<string, string> = { 'novel.finished': 'NovelFinishedEvent', 'chapter.unlocked': 'ChapterUnlockedEvent' };
+    const schema = schemas[payload.event];
+    expect(document.validate({ $ref: `#/components/schemas/${schema}` }, payload)).toBeNull();
   });
 
   test('cancels the deliveries of its events not yet made', async () => {

@@ -2051,12 +2051,17 @@ export interface components {
             /** Format: date-time */
             occurred_at: string;
             data: {
-                /** @description The partner's subscriber id. */
-                subscriber_id: string;
+                /** @description The partner's subscriber id; null once the subscriber is erased. */
+                subscriber_id: string | null;
                 /** @description The novel slug. */
                 novel_id: string;
                 /** @description The chosen ending. */
                 choice_id: string;
+                /**
+                 * @description Present, and true, only once the subscriber is erased.
+                 * @enum {boolean}
+                 */
+                erased?: true;
             };
         };
         ChapterUnlockedEvent: {
@@ -2070,12 +2075,17 @@ export interface components {
             /** Format: date-time */
             occurred_at: string;
             data: {
-                /** @description The partner's subscriber id. */
-                subscriber_id: string;
+                /** @description The partner's subscriber id; null once the subscriber is erased. */
+                subscriber_id: string | null;
                 /** @description The novel slug. */
                 novel_id: string;
                 chapter_number: number;
                 chapter_id: string;
+                /**
+                 * @description Present, and true, only once the subscriber is erased.
+                 * @enum {boolean}
+                 */
+                erased?: true;
             };
         };
     };
