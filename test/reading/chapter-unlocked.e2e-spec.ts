@@ -5,28 +5,23 @@ import { Db } from '../../src/shared/persistence/db.js';
 import { UnitOfWork } from '../../src/shared/persistence/unit-of-work.js';
 import { importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
 import { partnerClient, type PartnerClient } from '../fixtures/partner-client.js';
-import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
+import { useTwoReplicas } from '../support/replicas.js';
+import { bearer } from '../support/test-app.js';
 
 /**
  * DECISIONS 23: chapter.unlocked, emitted by a scheduled job. The job is driven here with a
  * simulated clock (`runOnce(now)`), by two service instances on one database.
  */
-let first: TestApp;
-let second: TestApp;
 let db: DataSource;
 
 const NOVEL = 'drip-five';
 const SETTINGS = { WEBHOOK_WORKER: 'false' };
 
+const replicas = useTwoReplicas(SETTINGS);
+
 beforeAll(async () => {
-  first = await startTestApp(SETTINGS);
-  second = await startTestApp(SETTINGS, first.databaseUrl);
-  db = first.app.get(DataSource);
-  await importCatalog(first, manifest([manifestNovel(NOVEL, { chapters: 5 }), manifestNovel('drip-three', { chapters: 3 })]), 'sandbox');
-});
-afterAll(async () => {
-  await first?.close();
-  await second?.close();
+  db = replicas.first.app.get(DataSource);
+  await importCatalog(replicas.first, manifest([manifestNovel(NOVEL, { chapters: 5 }), manifestNovel('drip-three', { chapters: 3 })]), 'sandbox');
 });
 
 interface Partner {
@@ -36,9 +31,9 @@ interface Partner {
 
 /** A sandbox partner (sandbox endpoints may point at loopback), subscribed to `events`. */
 async function partner(events: string[] = ['chapter.unlocked']): Promise<Partner> {
-  const client = await partnerClient(first, { environment: 'sandbox' });
+  const client = await partnerClient(replicas.first, { environment: 'sandbox' });
   if (events.length) {
-    const created = await first.inject({
+    const created = await replicas.first.inject({
       method: 'POST',
       url: '/platform/v1/webhook-endpoints',
       headers: bearer(client.token),
@@ -66,7 +61,7 @@ interface FeedItem {
 }
 
 async function unlocks(p: Partner, subscriberId?: string): Promise<FeedItem[]> {
-  const response = await first.inject({ method: 'GET', url: '/platform/v1/events?limit=500', headers: bearer(p.token) });
+  const response = await replicas.first.inject({ method: 'GET', url: '/platform/v1/events?limit=500', headers: bearer(p.token) });
   expect(response.statusCode).toBe(200);
   return (response.json().data as FeedItem[]).filter((e) => e.event === 'chapter.unlocked' && (!subscriberId || e.data.subscriber_id === subscriberId));
 }
@@ -74,7 +69,7 @@ async function unlocks(p: Partner, subscriberId?: string): Promise<FeedItem[]> {
 const release = (startedAt: Date, chapter: number, earlyAccess = false) => chapterReleaseAt({ startedAt, earlyAccess }, chapter);
 const plus = (instant: Date, seconds: number) => new Date(instant.getTime() + seconds * 1000);
 /** Both instances run the job at the same simulated instant. */
-const runBoth = (now: Date) => Promise.all([first, second].map((app) => app.app.get(ChapterUnlockJob).runOnce(now)));
+const runBoth = (now: Date) => Promise.all([replicas.first, replicas.second].map((app) => app.app.get(ChapterUnlockJob).runOnce(now)));
 
 it('announces a chapter within 2 minutes of its release, exactly once with two instances running the job', async () => {
   const p = await partner();
@@ -201,7 +196,7 @@ it('reads rows in proportion to the unlocks due, not to the readers: 20 000 read
   const tables = ['chapter_unlock_schedule', 'novel_progress', 'novels', 'entitlements', 'webhook_endpoints'];
   const rowsRead = async () => {
     // Rows read by sequential scans of the tables, and index entries returned by their indexes.
-    const [row] = await first.app.get(Db).query<{ rows: number; schedule_rows: number }>(
+    const [row] = await replicas.first.app.get(Db).query<{ rows: number; schedule_rows: number }>(
       `WITH relations AS (
          SELECT c.oid, c.relname AS table_name FROM pg_class c WHERE c.relname = ANY ($1) AND c.relkind = 'r'
          UNION ALL
@@ -217,11 +212,11 @@ it('reads rows in proportion to the unlocks due, not to the readers: 20 000 read
   let measured = { rows: 0, schedule_rows: 0 };
   let announced = 0;
   const rollback = new Error('roll back');
-  await first.app
+  await replicas.first.app
     .get(UnitOfWork)
     .run(async () => {
       const before = await rowsRead();
-      announced = (await first.app.get(ChapterUnlockJob).runOnce(now)).announced;
+      announced = (await replicas.first.app.get(ChapterUnlockJob).runOnce(now)).announced;
       const after = await rowsRead();
       measured = { rows: after.rows - before.rows, schedule_rows: after.schedule_rows - before.schedule_rows };
       throw rollback;

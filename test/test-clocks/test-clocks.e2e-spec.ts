@@ -5,14 +5,13 @@ import { chapterReleaseAt } from '../../src/modules/drip/index.js';
 import { ChapterUnlockJob } from '../../src/modules/reading/index.js';
 import { DEMO_MP3, importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
 import { partnerClient, type PartnerClient } from '../fixtures/partner-client.js';
-import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
+import { useTwoReplicas } from '../support/replicas.js';
+import { bearer } from '../support/test-app.js';
 
 /**
  * DECISIONS 28: sandbox test clocks, through the HTTP API only. Two service instances
  * share one database; deliveries are not attempted (the feed shows what was written).
  */
-let first: TestApp;
-let second: TestApp;
 
 const NOVEL = 'clock-five';
 const SETTINGS = { WEBHOOK_WORKER: 'false' };
@@ -21,18 +20,14 @@ const DAY = 24 * 3600 * 1000;
 const T0 = new Date(Math.floor(Date.now() / DAY) * DAY + 10 * DAY + 12 * 3600 * 1000);
 const at = (offsetMs: number) => new Date(T0.getTime() + offsetMs).toISOString();
 
+const replicas = useTwoReplicas(SETTINGS);
+
 beforeAll(async () => {
-  first = await startTestApp(SETTINGS);
-  second = await startTestApp(SETTINGS, first.databaseUrl);
-  await importCatalog(first, manifest([manifestNovel(NOVEL, { chapters: 5, audio: { file: DEMO_MP3, status: 'ready' } })]), 'sandbox');
-});
-afterAll(async () => {
-  await first?.close();
-  await second?.close();
+  await importCatalog(replicas.first, manifest([manifestNovel(NOVEL, { chapters: 5, audio: { file: DEMO_MP3, status: 'ready' } })]), 'sandbox');
 });
 
 /** A sandbox partner with an endpoint subscribed to chapter.unlocked, and calls of its platform API. */
-async function sandboxPartner(app = first) {
+async function sandboxPartner(app = replicas.first) {
   const client = await partnerClient(app, { environment: 'sandbox' });
   const platform = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, payload?: object, through = app) =>
     through.inject({ method, url: `/platform/v1${path}`, headers: bearer(client.token), ...(payload && { payload }) });
@@ -62,7 +57,7 @@ async function clockReader(p: Partner, clockId: string, plan = 'text_standard'):
   return subscriberId;
 }
 
-const advance = (p: Partner, clockId: string, frozenTime: string, through = first) =>
+const advance = (p: Partner, clockId: string, frozenTime: string, through = replicas.first) =>
   p.platform('POST', `/test-clocks/${clockId}/advance`, { frozen_time: frozenTime }, through);
 
 interface Unlock {
@@ -133,7 +128,7 @@ describe('a subscriber on a test clock', () => {
     const p = await sandboxPartner();
     const clockId = await createClock(p);
     const reader = await clockReader(p, clockId);
-    await first.app.get(ChapterUnlockJob).runOnce(new Date(T0.getTime() + 30 * DAY));
+    await replicas.first.app.get(ChapterUnlockJob).runOnce(new Date(T0.getTime() + 30 * DAY));
     expect(await unlocks(p)).toEqual([]);
     await advance(p, clockId, at(2 * DAY));
     expect(await unlocks(p)).toEqual(expectedUnlocks(reader).slice(0, 2));
@@ -240,7 +235,7 @@ describe('advancing', () => {
     const p = await sandboxPartner();
     const clockId = await createClock(p);
     const readers = [await clockReader(p, clockId), await clockReader(p, clockId, 'text_early')];
-    const answers = await Promise.all([advance(p, clockId, at(10 * DAY), first), advance(p, clockId, at(10 * DAY), second)]);
+    const answers = await Promise.all([advance(p, clockId, at(10 * DAY), replicas.first), advance(p, clockId, at(10 * DAY), replicas.second)]);
     expect(answers.map((a) => a.statusCode)).toEqual([200, 200]);
     const events = await unlocks(p);
     expect(events).toHaveLength(7);
@@ -251,7 +246,7 @@ describe('advancing', () => {
     const p = await sandboxPartner();
     const clockId = await createClock(p);
     const reader = await clockReader(p, clockId);
-    const db = first.app.get(DataSource);
+    const db = replicas.first.app.get(DataSource);
     // The third event of the advance fails to be written, as a crash there would leave it.
     await db.query(`
       CREATE FUNCTION fail_chapter_4() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -273,7 +268,7 @@ describe('advancing', () => {
 describe('writes racing an advance or the live job', () => {
   /** A second connection that holds row locks in an open transaction, as another replica mid-work would. */
   async function otherReplica() {
-    const connection = new pg.Client({ connectionString: first.databaseUrl });
+    const connection = new pg.Client({ connectionString: replicas.first.databaseUrl });
     await connection.connect();
     await connection.query('BEGIN');
     return {
@@ -322,7 +317,7 @@ describe('writes racing an advance or the live job', () => {
     const reader = await clockReader(p, clockId, 'text_early');
     const release = (chapter: number, earlyAccess: boolean) => chapterReleaseAt({ startedAt: T0, earlyAccess }, chapter).toISOString();
     const scheduleOf = async () => {
-      const [row] = await first.app
+      const [row] = await replicas.first.app
         .get(DataSource)
         .query(`SELECT next_chapter AS chapter, next_unlock_at AS at FROM chapter_unlock_schedule WHERE subscriber_id = $1`, [reader]);
       return { chapter: row.chapter, at: row.at.toISOString() };
@@ -347,7 +342,7 @@ describe('clocks and their limits', () => {
   it('exist in the sandbox only: a live token is refused with 403 sandbox_only on every call', async () => {
     const p = await sandboxPartner();
     const clockId = await createClock(p);
-    const live = await partnerClient(first, { environment: 'live', partnerId: p.client.partnerId });
+    const live = await partnerClient(replicas.first, { environment: 'live', partnerId: p.client.partnerId });
     for (const [method, path, payload] of [
       ['POST', '/test-clocks', { frozen_time: at(0) }],
       ['GET', '/test-clocks'],
@@ -356,7 +351,7 @@ describe('clocks and their limits', () => {
       ['POST', `/test-clocks/${clockId}/advance`, { frozen_time: at(DAY) }],
       ['DELETE', `/test-clocks/${clockId}`],
     ] as const) {
-      const refused = await first.inject({ method, url: `/platform/v1${path}`, headers: bearer(live.token), ...(payload && { payload }) });
+      const refused = await replicas.first.inject({ method, url: `/platform/v1${path}`, headers: bearer(live.token), ...(payload && { payload }) });
       expect([method, path, refused.statusCode, refused.json().error]).toEqual([method, path, 403, 'sandbox_only']);
     }
     expect((await p.platform('GET', `/test-clocks/${clockId}`)).json()).toMatchObject({ frozen_time: at(0), subscribers: [] });
@@ -467,7 +462,7 @@ describe('clocks and their limits', () => {
 
 /** How many rows each sandbox subscriber-keyed table (any table with the three key columns, added later or not) holds for the subscriber. */
 async function subscriberRows(partnerId: string, subscriberId: string): Promise<Record<string, number>> {
-  const db = first.app.get(DataSource);
+  const db = replicas.first.app.get(DataSource);
   const tables: { table_name: string }[] = await db.query(
     `SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name IN ('partner_id', 'environment', 'subscriber_id')
       GROUP BY table_name HAVING count(*) = 3 ORDER BY table_name`,

@@ -1,6 +1,6 @@
-import pg from 'pg';
 import { PartnerCredentialsService } from '../../src/modules/identity/index.js';
-import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
+import { useTwoReplicas } from '../support/replicas.js';
+import { bearer } from '../support/test-app.js';
 import { partnerWithEndpoint, publishFinished, sleep, waitFor, WebhookReceiver } from './webhook-test-kit.js';
 
 const ENDPOINTS = '/platform/v1/webhook-endpoints';
@@ -19,45 +19,36 @@ const SETTINGS = {
 
 /** DECISIONS 27: no partner can delay another's deliveries, nor multiply its own. */
 describe('fair webhook delivery', () => {
-  let first: TestApp;
-  let second: TestApp;
+  const replicas = useTwoReplicas(SETTINGS);
   let receiver: WebhookReceiver;
-  let db: pg.Client;
 
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
-    first = await startTestApp(SETTINGS);
-    second = await startTestApp(SETTINGS, first.databaseUrl);
-    db = new pg.Client({ connectionString: first.databaseUrl });
-    await db.connect();
   });
 
   afterAll(async () => {
-    await first?.close();
-    await second?.close();
-    await db?.end();
     await receiver?.close();
   });
 
   const call = (token: string, method: 'POST' | 'DELETE', url: string, payload?: object) =>
-    first.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
+    replicas.first.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
 
   it("delivers a partner's event at once while another partner's ten endpoints never answer", async () => {
     receiver.answerWith((request) => (request.path.startsWith('/dead-') ? 'hang' : { status: 200 }));
-    const dead = await partnerWithEndpoint(first, receiver.url('/dead-0'), 'sandbox');
+    const dead = await partnerWithEndpoint(replicas.first, receiver.url('/dead-0'), 'sandbox');
     const deadEndpoints = [dead.endpoint.id];
     for (let i = 1; i < 10; i++) {
       const created = await call(dead.token, 'POST', ENDPOINTS, { url: receiver.url(`/dead-${i}`), events: ['novel.finished'] });
       expect(created.statusCode).toBe(201);
       deadEndpoints.push(created.json().id);
     }
-    const healthy = await partnerWithEndpoint(first, receiver.url('/healthy'), 'sandbox');
+    const healthy = await partnerWithEndpoint(replicas.first, receiver.url('/healthy'), 'sandbox');
 
     // Fifty deliveries that each hang for the whole timeout, all due before the other partner's.
-    for (let i = 0; i < 5; i++) await publishFinished(first, dead.tenant, `dead-${i}`);
+    for (let i = 0; i < 5; i++) await publishFinished(replicas.first, dead.tenant, `dead-${i}`);
     await waitFor(() => receiver.received.some((request) => request.path.startsWith('/dead-')), 'the first hanging attempt');
     const published = Date.now();
-    await publishFinished(first, healthy.tenant);
+    await publishFinished(replicas.first, healthy.tenant);
     await waitFor(() => receiver.at('/healthy').length === 1, 'the healthy partner’s delivery');
     const delay = Date.now() - published;
 
@@ -72,8 +63,8 @@ describe('fair webhook delivery', () => {
   });
 
   it('accepts 10 endpoints per partner and environment, under concurrent creates, and refuses the 11th with 409', async () => {
-    const credential = await first.partner({ scopes: ['platform:webhooks:manage'], environment: 'sandbox' });
-    const token = await first.token(credential);
+    const credential = await replicas.first.partner({ scopes: ['platform:webhooks:manage'], environment: 'sandbox' });
+    const token = await replicas.first.token(credential);
     const create = (i: number) => call(token, 'POST', ENDPOINTS, { url: receiver.url(`/cap-${i}`), events: ['novel.finished'] });
 
     const answers = await Promise.all(Array.from({ length: 14 }, (_, i) => create(i)));
@@ -83,7 +74,7 @@ describe('fair webhook delivery', () => {
       error: 'endpoint_limit_reached',
       error_description: expect.stringMatching(/At most 10 webhook endpoints.*delete one first/),
     });
-    const { rows } = await db.query(`SELECT count(*)::int AS n FROM webhook_endpoints WHERE partner_id = $1`, [credential.partner_id]);
+    const { rows } = await replicas.db.query(`SELECT count(*)::int AS n FROM webhook_endpoints WHERE partner_id = $1`, [credential.partner_id]);
     expect(rows[0].n).toBe(10);
 
     // A deleted endpoint frees its place.
@@ -94,21 +85,21 @@ describe('fair webhook delivery', () => {
   });
 
   it("counts a partner's live and sandbox endpoints apart", async () => {
-    const sandbox = await first.partner({ scopes: ['platform:webhooks:manage'], environment: 'sandbox' });
-    const sandboxToken = await first.token(sandbox);
+    const sandbox = await replicas.first.partner({ scopes: ['platform:webhooks:manage'], environment: 'sandbox' });
+    const sandboxToken = await replicas.first.token(sandbox);
     for (let i = 0; i < 10; i++)
       expect((await call(sandboxToken, 'POST', ENDPOINTS, { url: receiver.url(`/env-${i}`), events: ['novel.finished'] })).statusCode).toBe(201);
-    const live = await first.app.get(PartnerCredentialsService).createCredential(sandbox.partner_id, ['platform:webhooks:manage'], 'live');
-    const liveToken = await first.token(live);
+    const live = await replicas.first.app.get(PartnerCredentialsService).createCredential(sandbox.partner_id, ['platform:webhooks:manage'], 'live');
+    const liveToken = await replicas.first.token(live);
     expect((await call(liveToken, 'POST', ENDPOINTS, { url: 'https://93.184.215.14/hook', events: ['novel.finished'] })).statusCode).toBe(201);
   });
 
   it('starts one attempt when a failed event is redelivered 12 times in a row', async () => {
     let healthy = false;
     receiver.answerWith((request) => (request.path !== '/redelivered' ? { status: 200 } : healthy ? { status: 200, delayMs: 1_500 } : { status: 503 }));
-    const { tenant, token } = await partnerWithEndpoint(first, receiver.url('/redelivered'), 'sandbox');
-    const event = await publishFinished(first, tenant);
-    const statusOf = async () => (await db.query(`SELECT status FROM webhook_deliveries WHERE event_id = $1`, [event.event_id])).rows[0]?.status;
+    const { tenant, token } = await partnerWithEndpoint(replicas.first, receiver.url('/redelivered'), 'sandbox');
+    const event = await publishFinished(replicas.first, tenant);
+    const statusOf = async () => (await replicas.db.query(`SELECT status FROM webhook_deliveries WHERE event_id = $1`, [event.event_id])).rows[0]?.status;
     await waitFor(async () => (await statusOf()) === 'failed', 'the delivery to fail');
     const failedAttempts = receiver.at('/redelivered').length;
 
@@ -122,7 +113,7 @@ describe('fair webhook delivery', () => {
     await sleep(1_000); // room for a second attempt to show up
 
     expect(receiver.at('/redelivered').length - failedAttempts).toBe(1);
-    const { rows } = await db.query(
+    const { rows } = await replicas.db.query(
       `SELECT count(*)::int AS n FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.event_id = $1 AND a.status_code = 200`,
       [event.event_id],
     );
@@ -131,14 +122,14 @@ describe('fair webhook delivery', () => {
 
   it('redelivers an event whose attempt is in flight without a second attempt beside it', async () => {
     receiver.answerWith((request) => (request.path === '/in-flight' ? { status: 200, delayMs: 1_500 } : { status: 200 }));
-    const { tenant, token, endpoint } = await partnerWithEndpoint(first, receiver.url('/in-flight'), 'sandbox');
-    const event = await publishFinished(first, tenant);
+    const { tenant, token, endpoint } = await partnerWithEndpoint(replicas.first, receiver.url('/in-flight'), 'sandbox');
+    const event = await publishFinished(replicas.first, tenant);
     await waitFor(() => receiver.at('/in-flight').length === 1, 'the attempt to start');
 
     const answers = await Promise.all(Array.from({ length: 12 }, () => call(token, 'POST', `/platform/v1/webhook-events/${event.event_id}/redeliver`)));
     expect(answers.map((answer) => answer.json().endpoint_ids)).toEqual(Array(12).fill([endpoint.id]));
     await waitFor(
-      async () => (await db.query(`SELECT status FROM webhook_deliveries WHERE event_id = $1`, [event.event_id])).rows[0].status === 'delivered',
+      async () => (await replicas.db.query(`SELECT status FROM webhook_deliveries WHERE event_id = $1`, [event.event_id])).rows[0].status === 'delivered',
       'the delivery',
     );
     await sleep(1_000);
