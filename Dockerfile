@@ -38,4 +38,4 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node itself, not npm: SIGTERM reaches the service, which finishes the requests in flight
 # and exits 0 (under `init: true`, tini forwards it).
-CMD ["node", "--enable-source-maps", "dist/src/main.js"]
+CMD ["node", "--enable-source-maps", "--max-semi-space-size=16", "dist/src/main.js"]

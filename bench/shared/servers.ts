@@ -20,9 +20,17 @@ export interface StartOptions {
   nodeFlags?: string[];
 }
 
+/**
+ * The node flags production starts the service with (the Dockerfile's CMD; the deploy
+ * examples and npm scripts repeat them, test/operations/manifests.spec.ts checks that they
+ * agree). Every server of a sitting runs with them, so the service and the bare servers
+ * it is compared with have the same heap (ADR 0158).
+ */
+export const PRODUCTION_NODE_FLAGS = ['--enable-source-maps', '--max-semi-space-size=16'];
+
 /** Starts `node <script>` and waits until GET /health/live answers 200. */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
-  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), options.script], {
+  const child = spawn(process.execPath, [...PRODUCTION_NODE_FLAGS, ...(options.nodeFlags ?? []), options.script], {
     env: { ...process.env, ...options.env, PORT: String(options.port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

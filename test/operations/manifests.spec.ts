@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { FILE_VARIABLES, HTTP_KEEP_ALIVE_TIMEOUT_MS, loadConfig } from '../../src/config/app-config.js';
 import { HealthController } from '../../src/observability/health.controller.js';
+import { PRODUCTION_NODE_FLAGS } from '../../bench/shared/servers.js';
 
 /**
  * Issue 38, item 7: the example Kubernetes manifests and systemd unit, parsed and compared
@@ -114,7 +115,7 @@ describe('the systemd unit', () => {
   const config = loadConfig({ ...withSecretFilesWritten(env, (path) => path.replace('%d/', '')), PUBLIC_BASE_URL: 'https://api.example.com' });
 
   it('runs node itself on the built service, so that SIGTERM reaches it', () => {
-    expect(values('ExecStart')).toEqual([expect.stringMatching(/^\/usr\/bin\/node (--[\w-]+ )*dist\/src\/main\.js$/)]);
+    expect(values('ExecStart')).toEqual([expect.stringMatching(/^\/usr\/bin\/node (--[\w-]+(=\w+)? )*dist\/src\/main\.js$/)]);
     expect(values('KillSignal')).toEqual(['SIGTERM']);
   });
 
@@ -134,5 +135,33 @@ describe('the systemd unit', () => {
 
   it('waits longer than the pre-stop delay and the drain before SIGKILL', () => {
     expect(Number(values('TimeoutStopSec')[0])).toBeGreaterThan(config.shutdownDelaySeconds + drainBoundSeconds(config));
+  });
+});
+
+describe('every way of starting the service', () => {
+  /** The image's CMD, `["node", …flags, "dist/src/main.js"]`: the reference the others follow. */
+  const imageCommand = JSON.parse(/^CMD (\[.*\])$/m.exec(readFileSync('Dockerfile', 'utf8'))![1]) as string[];
+  const flagsOf = (command: readonly string[]) => command.slice(command.indexOf('node') + 1, command.indexOf('dist/src/main.js'));
+  const imageFlags = flagsOf(imageCommand);
+  const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const systemd = /^ExecStart=\/usr\/bin\/(.*)$/m.exec(readFileSync('deploy/systemd/partner-api.service', 'utf8'))![1];
+  const deployment = parseAllDocuments(readFileSync('deploy/kubernetes/deployment.yaml', 'utf8'))
+    .map((document) => document.toJS())
+    .find((document) => document.kind === 'Deployment');
+
+  it('fixes the young generation, which Node 24 otherwise sizes from the memory it sees (ADR 0158)', () => {
+    expect(imageCommand.at(-1)).toBe('dist/src/main.js');
+    expect(imageFlags).toContain('--max-semi-space-size=16');
+  });
+
+  it('runs node with the same flags in the deploy examples, the npm scripts and the bench', () => {
+    const commands = {
+      kubernetes: deployment.spec.template.spec.containers[0].args as string[],
+      systemd: systemd.split(' '),
+      'npm start': scripts.start.split('exec ')[1].split(' '),
+      'npm run start:prod': scripts['start:prod'].split('exec ')[1].split(' '),
+      bench: ['node', ...PRODUCTION_NODE_FLAGS, 'dist/src/main.js'],
+    };
+    for (const [where, command] of Object.entries(commands)) expect({ where, flags: flagsOf(command) }).toEqual({ where, flags: imageFlags });
   });
 });
