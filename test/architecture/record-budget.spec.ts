@@ -74,8 +74,7 @@ export function anchor(heading: string): string {
 
 /** Relative links (`[text](target)`) whose file, or whose anchor in a Markdown file, does not exist. */
 export function brokenLinks(files: Map<string, string>, exists: (path: string) => boolean): string[] {
-  const anchors = (text: string) =>
-    new Set([...text.replace(/```[\s\S]*?```/g, '').matchAll(/^#{1,6} (.+)$/gm)].map((match) => anchor(match[1])));
+  const anchors = (text: string) => new Set([...text.replace(/```[\s\S]*?```/g, '').matchAll(/^#{1,6} (.+)$/gm)].map((match) => anchor(match[1])));
   const broken: string[] = [];
   for (const [path, text] of files) {
     const prose = text.replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
@@ -111,7 +110,7 @@ test('bench/results/LOG.md is one table row per sitting under its header', () =>
   expect(logViolations(readFileSync('bench/results/LOG.md', 'utf8'))).toEqual([]);
 });
 
-test("the ADR index lists every record once, and every line leads to a record", () => {
+test('the ADR index lists every record once, and every line leads to a record', () => {
   const index = readFileSync('docs/adr/README.md', 'utf8');
   const listed = [...index.matchAll(/^- \[(\d{4})\]\((\d{4}-[a-z0-9-]+\.md)\)/gm)].map((match) => match[2]);
   const records = [...record.keys()].filter((path) => path.startsWith('docs/adr/') && ADR_FILE.test(path.slice(9))).map((path) => path.slice(9));
@@ -160,7 +159,10 @@ describe('planted violations fail', () => {
   });
 
   test('prose under the table, a row with other cells, a sitting twice, no table', () => {
-    expect(logViolations(`${log}\nA diary paragraph.\n`)).toEqual(['LOG.md line 8: not a table row (one line per sitting, no prose)', 'LOG.md line 9: not a table row (one line per sitting, no prose)']);
+    expect(logViolations(`${log}\nA diary paragraph.\n`)).toEqual([
+      'LOG.md line 8: not a table row (one line per sitting, no prose)',
+      'LOG.md line 9: not a table row (one line per sitting, no prose)',
+    ]);
     expect(logViolations(`${log}| 2026-11-28 11:00 | abc |\n`)).toEqual(['LOG.md line 8: 2 cells, the header has 3']);
     expect(logViolations(`${log}| 2026-11-28 10:00 | def | again |\n`)).toEqual(['LOG.md line 8: sitting 2026-11-28 10:00 has a row already']);
     expect(logViolations('# Bench log\n\nA diary.\n')).toEqual(['LOG.md has no table whose header starts "| sitting"']);
@@ -168,9 +170,12 @@ describe('planted violations fail', () => {
 
   test('a link to a missing file and to a missing heading', () => {
     const files = new Map([
-      ['docs/a.md', '# A\n\n## Errors and limits\n\nSee [b](b.md), [b\'s part](b.md#the-part), [here](#errors-and-limits), [web](https://example.com).\n'],
+      ['docs/a.md', "# A\n\n## Errors and limits\n\nSee [b](b.md), [b's part](b.md#the-part), [here](#errors-and-limits), [web](https://example.com).\n"],
       ['docs/b.md', '# B\n\n## The part\n\nBack to [a](a.md#nowhere) and [gone](adr/0150-gone.md).\n'],
     ]);
-    expect(brokenLinks(files, () => false)).toEqual(['docs/b.md: a.md#nowhere (no heading #nowhere in docs/a.md)', 'docs/b.md: adr/0150-gone.md (no docs/adr/0150-gone.md)']);
+    expect(brokenLinks(files, () => false)).toEqual([
+      'docs/b.md: a.md#nowhere (no heading #nowhere in docs/a.md)',
+      'docs/b.md: adr/0150-gone.md (no docs/adr/0150-gone.md)',
+    ]);
   });
 });
