@@ -24,7 +24,7 @@ export interface StartOptions {
  * The node flags production starts the service with (the Dockerfile's CMD; the deploy
  * examples and npm scripts repeat them, test/operations/manifests.spec.ts checks that they
  * agree). Every server of a sitting runs with them, so the service and the bare servers
- * it is compared with have the same heap (ADR 0158).
+ * it is compared with have the same heap (ADR 0033).
  */
 export const PRODUCTION_NODE_FLAGS = ['--enable-source-maps', '--max-semi-space-size=16'];
 

@@ -5,7 +5,7 @@ export type ReadinessCheck = () => Promise<string | undefined>;
 
 /**
  * What `/health/ready` asks beside the database: each module that can find this replica
- * unfit to serve (a SERVER_SECRET the database no longer goes with, ADR 0154) adds a check,
+ * unfit to serve (a SERVER_SECRET the database no longer goes with, ADR 0003) adds a check,
  * run at every probe, and the reasons it gives make the replica not ready.
  */
 @Injectable()

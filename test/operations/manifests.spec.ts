@@ -149,7 +149,7 @@ describe('every way of starting the service', () => {
     .map((document) => document.toJS())
     .find((document) => document.kind === 'Deployment');
 
-  it('fixes the young generation, which Node 24 otherwise sizes from the memory it sees (ADR 0158)', () => {
+  it('fixes the young generation, which Node 24 otherwise sizes from the memory it sees (ADR 0033)', () => {
     expect(imageCommand.at(-1)).toBe('dist/src/main.js');
     expect(imageFlags).toContain('--max-semi-space-size=16');
   });

@@ -5,7 +5,7 @@ import { bearer, serviceEnvFor, startTestApp, type TestApp } from '../support/te
 import { createTestDatabase, withDatabase } from '../support/test-database.js';
 
 /**
- * Issue 38, item 3 (ADR 0154): DATABASE_READ_URL must be a streaming standby of
+ * Issue 38, item 3 (ADR 0122): DATABASE_READ_URL must be a streaming standby of
  * DATABASE_URL (in recovery, same system identifier). A clone or an empty database is
  * refused at start in production, in one line naming the variable; elsewhere it is warned
  * about once and the reports read the primary.

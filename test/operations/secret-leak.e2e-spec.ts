@@ -13,7 +13,7 @@ import { bearer, serviceEnvFor, startTestApp, TEST_BASE_URL, type TestApp } from
 import { withDatabase } from '../support/test-database.js';
 
 /**
- * Issue 38, item 1 (ADR 0153): someone holds a copy of the database taken before the
+ * Issue 38, item 1 (ADR 0003): someone holds a copy of the database taken before the
  * rotation and the old SERVER_SECRET. After `secret:rotate --after-leak` nothing they sign
  * from it verifies: a token of an old kid, a media URL with a far expiry, a webhook
  * signature with an old endpoint secret.

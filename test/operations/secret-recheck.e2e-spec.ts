@@ -4,7 +4,7 @@ import { buildOnce, runNode, startService, type ServiceProcess } from '../suppor
 import { bearer, serviceEnvFor, startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
- * Issue 38, item 2 (ADR 0154): a replica left on the old SERVER_SECRET when another one
+ * Issue 38, item 2 (ADR 0003): a replica left on the old SERVER_SECRET when another one
  * rotates the database says so. It rechecks the recorded fingerprint on the rotation's
  * NOTIFY (and every probe, and every 30 s), turns not ready with the reason, logs it once,
  * and `secret:status` lists what it still seals under the old secret.

@@ -4,7 +4,7 @@ import { partnerClient } from '../fixtures/partner-client.js';
 import { bearer, useTestApp } from '../support/test-app.js';
 
 /**
- * ADR 0152: a partner's test clocks have a budget of advances and of the events they
+ * ADR 0128: a partner's test clocks have a budget of advances and of the events they
  * write (429 with Retry-After beyond it, nothing written), and deleting a clock with
  * subscribers needs the scopes of the data it erases.
  */

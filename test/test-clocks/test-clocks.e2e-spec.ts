@@ -139,7 +139,7 @@ describe('a subscriber on a test clock', () => {
     const steps = fc.uniqueArray(fc.integer({ min: 1, max: 30 * 24 - 1 }), { maxLength: 8 }).map((hours) => [...hours.sort((a, b) => a - b), 30 * 24]);
     await fc.assert(
       fc.asyncProperty(steps, fc.boolean(), async (hours, earlyAccess) => {
-        // A partner per run: one partner's advances have a budget (ADR 0152).
+        // A partner per run: one partner's advances have a budget (ADR 0128).
         const p = await sandboxPartner();
         const clockId = await createClock(p);
         const reader = await clockReader(p, clockId, earlyAccess ? 'text_early' : 'text_standard');

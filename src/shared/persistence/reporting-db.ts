@@ -39,7 +39,7 @@ export class ReportingDb implements OnApplicationBootstrap, OnApplicationShutdow
   private fresh = false;
   /**
    * Whether DATABASE_READ_URL was found to be a standby of DATABASE_URL since it last
-   * (re)connected; the problem found when it was not (ADR 0122, completed by 0154).
+   * (re)connected; the problem found when it was not (ADR 0122).
    */
   private verified = false;
   private problem?: string;

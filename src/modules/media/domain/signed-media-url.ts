@@ -33,7 +33,7 @@ export function signedMediaPath(key: string, expiresAtSeconds: number, secret: B
  * before the expiry, so a URL whose expiry was edited is "forged", not "expired". A URL
  * is valid strictly before its expiry second. With `latestExpiryMs`, a genuine signature
  * on a later expiry counts as forged: the secret it was made with is trusted only for URLs
- * it could have issued in their normal lifetime (a secret being rotated away from, ADR 0153).
+ * it could have issued in their normal lifetime (a secret being rotated away from, ADR 0003).
  */
 export function checkMediaUrl(key: string, proof: MediaUrlProof, secret: Buffer, nowMs: number, latestExpiryMs = Infinity): MediaUrlCheck {
   const { expires, signature } = proof;

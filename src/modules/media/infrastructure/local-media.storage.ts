@@ -61,7 +61,7 @@ export class LocalMediaStorage extends MediaStorage {
   async openSigned(key: string, proof: MediaUrlProof, nowMs: number): Promise<LocalMediaFile> {
     // Any configured secret's signature counts: during a SERVER_SECRET rotation a URL issued
     // before the switch stays good for its lifetime. But only that lifetime for the secret not
-    // writing (ADR 0153): after a leak, whoever holds the old secret cannot mint a URL that
+    // writing (ADR 0003): after a leak, whoever holds the old secret cannot mint a URL that
     // lasts as long as SERVER_SECRET_PREVIOUS stays configured.
     const [writingKey, ...otherKeys] = this.secrets.mediaUrlKeys;
     const latestExpiryMs = nowMs + this.config.streamUrlTtlSeconds * 1000;

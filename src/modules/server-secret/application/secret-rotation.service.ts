@@ -16,7 +16,7 @@ export interface RotationResult {
   after_leak?: AfterLeakRotation;
 }
 
-/** What `secret:rotate --after-leak` replaced (ADR 0153). */
+/** What `secret:rotate --after-leak` replaced (ADR 0003). */
 export interface AfterLeakRotation {
   /** The new key of each issuer; tokens of the older keys are refused from `retires_older_at`. */
   signing_keys: { issuer: TokenIssuer; kid: string; signs_from: string; retires_older_at: string }[];
@@ -45,7 +45,7 @@ export class SecretRotationService {
   /**
    * `afterLeak` also replaces what a copy of the database and the old secret would let
    * anyone use: every signing key (new kids) and every webhook endpoint secret, in the same
-   * transaction (ADR 0153).
+   * transaction (ADR 0003).
    */
   async rotate({ afterLeak = false }: { afterLeak?: boolean } = {}): Promise<RotationResult> {
     const { current, previous } = this.secrets.fingerprints;

@@ -15,7 +15,7 @@ export interface SecretStatus {
 }
 
 /**
- * `secret:status` (ADR 0154): what the database still holds under another root secret than
+ * `secret:status` (ADR 0003): what the database still holds under another root secret than
  * the one it records, so that removing SERVER_SECRET_PREVIOUS (or a replica left on an old
  * secret) breaks nothing unseen.
  */

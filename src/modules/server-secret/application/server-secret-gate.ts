@@ -20,7 +20,7 @@ export const FINGERPRINT_RECHECK_SECONDS = 30;
  * at bootstrap), and follows a rotation committed on any replica.
  *
  * While running, the recorded fingerprint is read again on a rotation's NOTIFY, at every
- * readiness probe and at least every 30 s (ADR 0154): a database moved to a secret this
+ * readiness probe and at least every 30 s (ADR 0003): a database moved to a secret this
  * replica does not know makes it not ready, with the reason, logged once per change.
  */
 @Injectable()

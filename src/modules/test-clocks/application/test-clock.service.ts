@@ -22,7 +22,7 @@ const EVENTS: BucketPolicy = { name: 'test-clock-events', ratePerSecond: EVENTS_
 
 /**
  * Deleting a clock erases its subscribers' sandbox data: the token must hold the scope that
- * writes each kind of it (ADR 0152), not only the clocks' own scope.
+ * writes each kind of it (ADR 0128), not only the clocks' own scope.
  */
 export const ERASING_SCOPES = ['platform:entitlements:write', 'textapp:progress:write', 'audioapp:playback:write'] as const;
 

@@ -14,7 +14,7 @@ export interface TestClock {
 export const CLOCKS_PER_PARTNER = 10;
 export const SUBSCRIBERS_PER_CLOCK = 100;
 /**
- * What one partner's clocks may write (ADR 0152): a clock advance spends one of
+ * What one partner's clocks may write (ADR 0128): a clock advance spends one of
  * ADVANCES_PER_HOUR (ADVANCE_BURST at once), and the `chapter.unlocked` events it writes
  * spend as many of EVENTS_PER_HOUR (as many at once, so one advance writes at most that).
  */

@@ -94,7 +94,7 @@ export class WebhookEndpointsService {
 
   /**
    * A new secret for every endpoint, sealed with the writing root secret, the replaced one
-   * signing beside it for the same overlap a partner's own rotation has (ADR 0153). Partners
+   * signing beside it for the same overlap a partner's own rotation has (ADR 0003). Partners
    * never see these secrets: they call rotate-secret within the overlap to get one they know.
    */
   rotateAllSecrets(): Promise<EndpointSecretRotation[]> {

@@ -54,7 +54,7 @@ export abstract class WebhookEndpointRepository {
   /**
    * Gives every endpoint of every tenant a new current secret (`newSealedSecret()` each),
    * as `rotateSecret` does for one: the replaced secret keeps signing for `overlapSeconds`
-   * (a rotation after a SERVER_SECRET leak, ADR 0153). Run inside a UnitOfWork.
+   * (a rotation after a SERVER_SECRET leak, ADR 0003). Run inside a UnitOfWork.
    */
   abstract rotateAllSecrets(newSealedSecret: () => string, overlapSeconds: number): Promise<EndpointSecretRotation[]>;
   /** Every endpoint secret of every tenant, sealed, with its endpoint (`secret:status`). */
