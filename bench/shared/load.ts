@@ -51,7 +51,16 @@ export interface EndpointResult {
   /** Latency of requests sent one at a time (scenarios with a latency target only). */
   singleClient?: { service: SingleClientLatency; baseline?: SingleClientLatency };
   /** The service against the limit probe that bounds this endpoint (set once the probes are measured). */
-  limit?: { probe: string; probeRequestsPerSecond: number; fraction: number };
+  limit?: LimitFraction;
+  /** The same against the framework probe doing the same work (the service's bootstrap with bench-only routes). */
+  frameworkLimit?: LimitFraction;
+}
+
+export interface LimitFraction {
+  probe: string;
+  probeRequestsPerSecond: number;
+  /** The endpoint's req/s ÷ the probe's. */
+  fraction: number;
 }
 
 export interface SingleClientLatency {
