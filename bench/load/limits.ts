@@ -87,6 +87,8 @@ export interface ProbeResult {
   figures: ServerFigures;
   /** A framework probe's req/s ÷ the bare probe's of the same work: what the card's stack leaves of bare Fastify. */
   fractionOfBare?: number;
+  /** Monotonic microseconds of its measured rounds (to cut the framework probe's `--profile`). */
+  windowsUs?: [number, number][];
 }
 
 /** How the framework probe is started: the service's environment, and the flags the service gets. */

@@ -35,7 +35,13 @@ export interface ReportInput {
   unlockJob: UnlockJobCheck;
   webhookBacklog: WebhookBacklogCheck;
   longPolls: LongPollCheck;
-  profile?: { service?: ProfileSummary; baseline?: ProfileSummary; framework?: ProfileSummary };
+  /** --profile: the service over all endpoints' load and per endpoint, the baseline, the framework probe per probe. */
+  profile?: {
+    service?: ProfileSummary;
+    endpoints?: Record<string, ProfileSummary | undefined>;
+    baseline?: ProfileSummary;
+    framework?: Record<string, ProfileSummary | undefined>;
+  };
 }
 
 /** The performance targets set for the service, checked against the figures (never asserted by tests). */

@@ -7,14 +7,14 @@ import { join } from 'node:path';
 import { freePort } from '../../src/shared/net/free-port.js';
 import { DatabaseMeter } from '../shared/database-meter.js';
 import { explainHotStatements } from './explain.js';
-import { attachLimits, LimitProbes } from './limits.js';
+import { attachLimits, LimitProbes, type ProbeResult } from './limits.js';
 import { loadEndpoint, type EndpointResult } from '../shared/load.js';
 import { parseOptions, scaledSize, type BenchOptions } from '../shared/options.js';
-import { summariseProfiles } from './profile.js';
+import { profileLines, summariseProfiles } from './profile.js';
 import { writeReport } from './report.js';
 import { writeScaleReport } from './scale-report.js';
 import { SCENARIOS, type Rotation } from '../shared/scenarios.js';
-import { startServer } from '../shared/servers.js';
+import { startServer, type RunningServer } from '../shared/servers.js';
 import { ROOT, SERVER_SECRET, withSeededService } from '../shared/service-setup.js';
 import { statementsPerRequest, type SqlComparison } from './sql-check.js';
 import { checkTokenCache, issueTokens } from '../shared/token-cache.js';
@@ -146,13 +146,7 @@ async function benchOnce(options: BenchOptions, serversNode: { path: string; ver
       log(
         `bench: ${longPolls.polls} waiting long polls: ${longPolls.feedReadsPerEvent} feed read per event, last answered ${longPolls.lastAnswerMs.median} ms median after the commit`,
       );
-      const profile = options.profile
-        ? {
-            service: summariseProfiles(profileDir, service.pid),
-            baseline: summariseProfiles(profileDir, baseline.pid),
-            framework: probes.framework && summariseProfiles(profileDir, probes.framework.pid),
-          }
-        : undefined;
+      const profile = options.profile ? summariseRun(profileDir, service, baseline, probes.framework, results, probeResults) : undefined;
       if (profile) log(`bench: CPU profiles in ${profileDir}; summarise one with: node dist/bench/load/profile.js FILE.cpuprofile [TOP] [SKIP_MS]`);
       const written = writeReport({
         root: ROOT,
@@ -191,6 +185,39 @@ async function benchOnce(options: BenchOptions, serversNode: { path: string; ver
     },
     options.node,
   );
+}
+
+/**
+ * `--profile`: self time of each server over its measured load only (the service's over all
+ * endpoints and per endpoint, the framework probe's per probe), each endpoint's printed.
+ */
+function summariseRun(
+  dir: string,
+  service: RunningServer,
+  baseline: RunningServer,
+  framework: RunningServer | undefined,
+  results: readonly EndpointResult[],
+  probes: readonly ProbeResult[],
+) {
+  const endpoints = Object.fromEntries(
+    results.filter((r) => r.serviceWindowsUs?.length).map((r) => [r.key, summariseProfiles(dir, service.pid, r.serviceWindowsUs, 15)]),
+  );
+  const frameworkProbes = framework
+    ? Object.fromEntries(probes.filter((p) => p.stack === 'framework').map((p) => [p.key, summariseProfiles(dir, framework.pid, p.windowsUs, 15)]))
+    : {};
+  for (const [key, summary] of [...Object.entries(endpoints), ...Object.entries(frameworkProbes)]) {
+    if (summary) for (const line of profileLines(summary, 12)) log(`profile: ${key}: ${line}`);
+  }
+  return {
+    service: summariseProfiles(
+      dir,
+      service.pid,
+      results.flatMap((r) => r.serviceWindowsUs ?? []),
+    ),
+    endpoints,
+    baseline: summariseProfiles(dir, baseline.pid),
+    framework: frameworkProbes,
+  };
 }
 
 process.exitCode = await main().catch((error) => {
