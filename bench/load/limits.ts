@@ -171,6 +171,7 @@ export class LimitProbes {
       stack: p.stack,
       label: p.label,
       figures: combine(this.runs.get(p.key)!),
+      windowsUs: this.runs.get(p.key)!.map((r) => r.windowUs),
     }));
     for (const result of results.filter((r) => r.stack === 'framework')) {
       const bare = results.find((r) => r.stack === 'bare' && r.bound === result.bound);
