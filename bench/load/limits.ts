@@ -209,7 +209,6 @@ export function attachLimits(results: EndpointResult[], scenarios: readonly Scen
     if (framework) result.frameworkLimit = fraction(result.service.requestsPerSecond, framework);
     log(`bench: ${result.label.padEnd(46)} ${limitLine(result)}`);
   }
-  log(`bench: ${frameworkLine(probes)}`);
 }
 
 /** "0.31× the json probe (…), 0.85× the framework-json probe (…) | statements …": the line per endpoint against the limits. */
