@@ -1,4 +1,4 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import type { AppConfig } from './config/app-config.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -28,11 +28,13 @@ export interface AppModuleOptions {
   config: AppConfig;
   databaseUrl: string;
   metrics: HttpMetrics;
+  /** Mounted after the service's modules: the bench's probes only (createApp). */
+  extraModules?: readonly Type[];
 }
 
 @Module({})
 export class AppModule {
-  static forRoot({ config, databaseUrl, metrics }: AppModuleOptions): DynamicModule {
+  static forRoot({ config, databaseUrl, metrics, extraModules = [] }: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -59,6 +61,7 @@ export class AppModule {
         PrivacyModule,
         OffboardingModule,
         OperatorAuditModule,
+        ...extraModules,
       ],
     };
   }

@@ -3,43 +3,99 @@ import { freePort } from '../../src/shared/net/free-port.js';
 import type { DatabaseMeter } from '../shared/database-meter.js';
 import { combine, fmt, measureRuns, type EndpointResult, type RunFigures, type ServerFigures } from '../shared/load.js';
 import type { BenchOptions } from '../shared/options.js';
-import { PROBE_ROWS } from '../probes/bare.js';
+import { FRAMEWORK_PROBE_PATHS, PROBE_ROWS } from '../probes/answers.js';
 import type { LimitProbeKey, Rotation, Scenario } from '../shared/scenarios.js';
 import { startServer, type RunningServer } from '../shared/servers.js';
 
-/** A limit probe: a bare server (bench/probes) loaded like the endpoints. */
+/** A limit probe: a bare server (bench/probes), or a route of the framework probe, loaded like the endpoints. */
 interface LimitProbe extends Scenario {
-  key: LimitProbeKey;
-  /** The built script, relative to dist/bench/probes. */
-  script: string;
+  key: ProbeKey;
+  /** The work it does, which bounds the endpoints of that `bound`. */
+  bound: LimitProbeKey;
+  stack: ProbeStack;
+  /** A bare probe's built script, relative to dist/bench/probes. */
+  script?: string;
 }
 
+/** Bare Fastify (+ pg), or the service's own bootstrap with the probe routes (bench/probes/framework.ts). */
+export type ProbeStack = 'bare' | 'framework';
+export type ProbeKey = LimitProbeKey | `framework-${LimitProbeKey}`;
+
+const row = (i: number) => (i * 7_919) % PROBE_ROWS;
+const upsertBody = (i: number) => JSON.stringify({ novel_id: `novel-${i % 200}`, chapter_number: 1 + (i % 30), position_seconds: i % 3600 });
+const bearer = (rotation: Rotation, i: number) => ({ authorization: `Bearer ${rotation.tokens[i % rotation.tokens.length]}` });
+
 const PROBES: readonly LimitProbe[] = [
-  { key: 'json', label: 'probe: bare Fastify, fixed JSON', script: 'json.js', request: () => ({ method: 'GET', path: '/probe', headers: {} }) },
+  {
+    key: 'json',
+    bound: 'json',
+    stack: 'bare',
+    label: 'probe: bare Fastify, fixed JSON',
+    script: 'json.js',
+    request: () => ({ method: 'GET', path: '/probe', headers: {} }),
+  },
   {
     key: 'pk-select',
+    bound: 'pk-select',
+    stack: 'bare',
     label: 'probe: bare Fastify + pg, primary-key SELECT',
     script: 'pk-select.js',
-    request: (i) => ({ method: 'GET', path: `/probe/${(i * 7_919) % PROBE_ROWS}`, headers: {} }),
+    request: (i) => ({ method: 'GET', path: `/probe/${row(i)}`, headers: {} }),
   },
   {
     key: 'upsert',
+    bound: 'upsert',
+    stack: 'bare',
     label: 'probe: bare Fastify + pg, upsert',
     script: 'upsert.js',
-    request: (i) => ({
+    request: (i) => ({ method: 'PUT', path: `/probe/${row(i)}`, headers: { 'content-type': 'application/json' }, body: upsertBody(i) }),
+  },
+  {
+    key: 'framework-json',
+    bound: 'json',
+    stack: 'framework',
+    label: 'probe: framework, token + fixed JSON',
+    request: (i, r) => ({ method: 'GET', path: `/${FRAMEWORK_PROBE_PATHS.json}`, headers: bearer(r, i) }),
+  },
+  {
+    key: 'framework-pk-select',
+    bound: 'pk-select',
+    stack: 'framework',
+    label: 'probe: framework, token + primary-key SELECT',
+    request: (i, r) => ({ method: 'GET', path: `/${FRAMEWORK_PROBE_PATHS.pkSelect}/${row(i)}`, headers: bearer(r, i) }),
+  },
+  {
+    key: 'framework-upsert',
+    bound: 'upsert',
+    stack: 'framework',
+    label: 'probe: framework, token + DTO + upsert',
+    request: (i, r) => ({
       method: 'PUT',
-      path: `/probe/${(i * 7_919) % PROBE_ROWS}`,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ novel_id: `novel-${i % 200}`, chapter_number: 1 + (i % 30), position_seconds: i % 3600 }),
+      path: `/${FRAMEWORK_PROBE_PATHS.upsert}/${row(i)}`,
+      headers: { ...bearer(r, i), 'content-type': 'application/json' },
+      body: upsertBody(i),
     }),
   },
 ];
 
 /** A probe's figures over every measured round, before and after the endpoints. */
 export interface ProbeResult {
-  key: LimitProbeKey;
+  key: ProbeKey;
+  bound: LimitProbeKey;
+  stack: ProbeStack;
   label: string;
   figures: ServerFigures;
+  /** A framework probe's req/s ÷ the bare probe's of the same work: what the card's stack leaves of bare Fastify. */
+  fractionOfBare?: number;
+  /** Monotonic microseconds of its measured rounds (to cut the framework probe's `--profile`). */
+  windowsUs?: [number, number][];
+}
+
+/** How the framework probe is started: the service's environment, and the flags the service gets. */
+export interface FrameworkProbeStart {
+  env: Record<string, string>;
+  node?: string;
+  nodeFlags?: string[];
 }
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -51,30 +107,57 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
  * neighbours come and go.
  */
 export class LimitProbes {
-  private readonly runs = new Map<LimitProbeKey, RunFigures[]>();
+  private readonly runs = new Map<ProbeKey, RunFigures[]>();
 
-  private constructor(private readonly servers: ReadonlyMap<LimitProbeKey, RunningServer>) {}
+  private constructor(private readonly servers: ReadonlyMap<ProbeStack | LimitProbeKey, RunningServer>) {}
 
-  static async start(root: string, databaseUrl: string, track: (server: RunningServer) => void): Promise<LimitProbes> {
-    const servers = new Map<LimitProbeKey, RunningServer>();
-    for (const probe of PROBES) {
+  /**
+   * Starts the bare probes, then the framework probe (after them: it reads the tables the
+   * database probes create). `framework` undefined: bare probes only.
+   */
+  static async start(root: string, databaseUrl: string, track: (server: RunningServer) => void, framework?: FrameworkProbeStart): Promise<LimitProbes> {
+    const servers = new Map<ProbeStack | LimitProbeKey, RunningServer>();
+    for (const probe of PROBES.filter((p) => p.stack === 'bare')) {
       const server = await startServer({
         name: probe.key,
-        script: join(root, 'dist/bench/probes', probe.script),
+        script: join(root, 'dist/bench/probes', probe.script!),
         env: { DATABASE_URL: databaseUrl },
         port: await freePort(),
+        node: framework?.node,
       });
       track(server);
-      servers.set(probe.key, server);
+      servers.set(probe.bound, server);
+    }
+    if (framework) {
+      const server = await startServer({
+        name: 'framework probe',
+        script: join(root, 'dist/bench/probes/framework.js'),
+        env: framework.env,
+        port: await freePort(),
+        node: framework.node,
+        nodeFlags: framework.nodeFlags,
+      });
+      track(server);
+      servers.set('framework', server);
     }
     log(`bench: limit probes ${[...servers].map(([key, s]) => `${key} pid ${s.pid}`).join(', ')}`);
     return new LimitProbes(servers);
   }
 
-  /** One measurement of every probe (warm-up, then the rounds). */
+  /** The framework probe's process, if started. */
+  get framework(): RunningServer | undefined {
+    return this.servers.get('framework');
+  }
+
+  private serverOf(probe: LimitProbe): RunningServer | undefined {
+    return this.servers.get(probe.stack === 'bare' ? probe.bound : 'framework');
+  }
+
+  /** One measurement of every probe (warm-up, then the rounds); the framework probe's requests take `rotation`'s tokens. */
   async measure(options: BenchOptions, rotation: Rotation, meter?: DatabaseMeter): Promise<void> {
     for (const probe of PROBES) {
-      const server = this.servers.get(probe.key)!;
+      const server = this.serverOf(probe);
+      if (!server) continue;
       const runs = (await measureRuns([server], probe, rotation, options.connections, options, meter)).get(server)!;
       this.runs.set(probe.key, [...(this.runs.get(probe.key) ?? []), ...runs]);
       log(`bench: ${probe.label.padEnd(46)} ${fmt(combine(runs))}`);
@@ -82,7 +165,19 @@ export class LimitProbes {
   }
 
   results(): ProbeResult[] {
-    return PROBES.filter((p) => this.runs.has(p.key)).map((p) => ({ key: p.key, label: p.label, figures: combine(this.runs.get(p.key)!) }));
+    const results = PROBES.filter((p) => this.runs.has(p.key)).map((p): ProbeResult => ({
+      key: p.key,
+      bound: p.bound,
+      stack: p.stack,
+      label: p.label,
+      figures: combine(this.runs.get(p.key)!),
+      windowsUs: this.runs.get(p.key)!.map((r) => r.windowUs),
+    }));
+    for (const result of results.filter((r) => r.stack === 'framework')) {
+      const bare = results.find((r) => r.stack === 'bare' && r.bound === result.bound);
+      if (bare) result.fractionOfBare = round3(result.figures.requestsPerSecond / bare.figures.requestsPerSecond);
+    }
+    return results;
   }
 
   async stop(): Promise<void> {
@@ -90,27 +185,39 @@ export class LimitProbes {
   }
 }
 
-/** Sets each measured endpoint's fraction of the probe that bounds it (scenario.bound), and logs it with the database figures. */
+/** "framework probes of bare: json 0.40, pk-select 0.62, upsert 0.58": what the card's stack leaves of bare Fastify. */
+export function frameworkLine(probes: readonly ProbeResult[]): string {
+  const framework = probes.filter((p) => p.fractionOfBare !== undefined);
+  return framework.length
+    ? `framework probes of bare: ${framework.map((p) => `${p.bound} ${p.fractionOfBare!.toFixed(2)} (${p.figures.requestsPerSecond} req/s, CPU ${p.figures.cpuMsPerRequest?.toFixed(3) ?? '?'} ms/req)`).join(', ')}`
+    : 'framework probes: not measured';
+}
+
+/** Sets each measured endpoint's fraction of the bare and of the framework probe doing its work (scenario.bound), and logs them with the database figures. */
 export function attachLimits(results: EndpointResult[], scenarios: readonly Scenario[], probes: readonly ProbeResult[]): void {
+  const fraction = (rps: number, probe: ProbeResult) => ({
+    probe: probe.key,
+    probeRequestsPerSecond: probe.figures.requestsPerSecond,
+    fraction: round3(rps / probe.figures.requestsPerSecond),
+  });
   for (const result of results) {
     const bound = scenarios.find((s) => s.key === result.key)?.bound;
-    const probe = probes.find((p) => p.key === bound);
     if (result.status !== 'measured' || !result.service) continue;
-    if (probe) {
-      const probeRps = probe.figures.requestsPerSecond;
-      result.limit = { probe: probe.key, probeRequestsPerSecond: probeRps, fraction: Math.round((result.service.requestsPerSecond / probeRps) * 1000) / 1000 };
-    }
+    const bare = probes.find((p) => p.stack === 'bare' && p.bound === bound);
+    const framework = probes.find((p) => p.stack === 'framework' && p.bound === bound);
+    if (bare) result.limit = fraction(result.service.requestsPerSecond, bare);
+    if (framework) result.frameworkLimit = fraction(result.service.requestsPerSecond, framework);
     log(`bench: ${result.label.padEnd(46)} ${limitLine(result)}`);
   }
 }
 
-/** "0.31× the json probe (…) | statements …": the line per endpoint against the limit. */
+/** "0.31× the json probe (…), 0.85× the framework-json probe (…) | statements …": the line per endpoint against the limits. */
 export function limitLine(result: EndpointResult): string {
   const s = result.service!;
-  const limit = result.limit
-    ? `${result.limit.fraction.toFixed(2)}× the ${result.limit.probe} probe (${s.requestsPerSecond} of ${result.limit.probeRequestsPerSecond} req/s)`
-    : 'no limit probe';
-  return `${limit} | ${databaseFigures(s)}`;
+  const of = (limit: NonNullable<EndpointResult['limit']>) =>
+    `${limit.fraction.toFixed(2)}× the ${limit.probe} probe (${s.requestsPerSecond} of ${limit.probeRequestsPerSecond} req/s)`;
+  const limits = [result.limit, result.frameworkLimit].filter((l) => l !== undefined).map(of);
+  return `${limits.length ? limits.join(', ') : 'no limit probe'} | ${databaseFigures(s)}`;
 }
 
 /**
@@ -126,3 +233,5 @@ export function databaseFigures(f: ServerFigures): string {
       : `${f.statementsPerRequest.toFixed(2)} statements and round trips per request (of which BEGIN/COMMIT ${f.transactionControlPerRequest?.toFixed(2)})`;
   return `${statements}, PostgreSQL CPU ${f.postgresCpuMsPerRequest?.toFixed(3) ?? 'n/a'} ms per request`;
 }
+
+const round3 = (n: number) => Math.round(n * 1000) / 1000;

@@ -26,26 +26,34 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-/** Reads the newest profile the service (pid) wrote into `dir` and ranks self time. */
-export function summariseProfiles(dir: string, pid: number): ProfileSummary | undefined {
+/**
+ * Reads the newest profile the process `pid` wrote into `dir` and ranks self time, over the
+ * `windowsUs` (monotonic microseconds, bench/shared/load.ts) when given, else after start-up.
+ */
+export function summariseProfiles(dir: string, pid: number, windowsUs?: readonly (readonly [number, number])[], top = 30): ProfileSummary | undefined {
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.cpuprofile') && f.includes(`.${pid}.`))
     .map((f) => join(dir, f))
     .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
   if (files.length === 0) return undefined;
   // The first seconds are the start-up (module loading, Nest bootstrap), not serving.
-  return summariseProfile(files[0], 30, 3000);
+  return summariseProfile(files[0], top, 3000, windowsUs);
 }
 
-/** Self time per function; samples in the first `skipMs` (start-up: module loading, migrations check) are left out. */
-export function summariseProfile(file: string, top = 30, skipMs = 0): ProfileSummary {
+/**
+ * Self time per function; samples in the first `skipMs` (start-up: module loading, migrations
+ * check) are left out, and with `windowsUs` those outside every window.
+ */
+export function summariseProfile(file: string, top = 30, skipMs = 0, windowsUs?: readonly (readonly [number, number])[]): ProfileSummary {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const sampleMs = (profile.endTime - profile.startTime) / 1000 / Math.max(1, profile.samples.length);
   const hits = new Map<number, number>();
   let elapsedUs = 0;
   profile.samples.forEach((id, index) => {
     elapsedUs += profile.timeDeltas[index] ?? 0;
-    if (elapsedUs >= skipMs * 1000) hits.set(id, (hits.get(id) ?? 0) + 1);
+    const at = profile.startTime + elapsedUs;
+    const inWindow = !windowsUs || windowsUs.some(([start, end]) => at >= start && at <= end);
+    if (elapsedUs >= skipMs * 1000 && inWindow) hits.set(id, (hits.get(id) ?? 0) + 1);
   });
   const byFunction = new Map<string, { name: string; where: string; ms: number }>();
   const byArea = new Map<string, number>();
@@ -100,11 +108,17 @@ const shorten = (url: string) =>
     .replace(/^.*node_modules\//, '')
     .replace(/^.*\/dist\//, 'dist/');
 
+/** A summary as lines: busy time, the areas above 1 %, then the top functions. */
+export function profileLines(summary: ProfileSummary, areas = 25): string[] {
+  return [
+    `busy ${summary.totalMs} ms`,
+    ...summary.byArea.slice(0, areas).map((a) => `${String(a.percent).padStart(5)}%  ${a.area}`),
+    '',
+    ...summary.topFunctions.map((f) => `${String(f.percent).padStart(5)}%  ${f.name}  ${f.where}`),
+  ];
+}
+
 /** `node dist/bench/load/profile.js FILE.cpuprofile [TOP] [SKIP_MS]`: prints the summary of one profile. */
 if (process.argv[1]?.endsWith('/profile.js') && process.argv[2]) {
-  const summary = summariseProfile(process.argv[2], Number(process.argv[3] ?? 40), Number(process.argv[4] ?? 0));
-  console.log(`busy ${summary.totalMs} ms`);
-  for (const a of summary.byArea.slice(0, 25)) console.log(`${String(a.percent).padStart(5)}%  ${a.area}`);
-  console.log('');
-  for (const f of summary.topFunctions) console.log(`${String(f.percent).padStart(5)}%  ${f.name}  ${f.where}`);
+  for (const line of profileLines(summariseProfile(process.argv[2], Number(process.argv[3] ?? 40), Number(process.argv[4] ?? 0)))) console.log(line);
 }

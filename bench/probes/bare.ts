@@ -17,14 +17,7 @@ export function probePool(): pg.Pool {
   return new pg.Pool({ connectionString: url, max: 20 });
 }
 
-/**
- * The probes' own rows live in their own schema, created at start: they do not depend on the
- * service's tables, which change with the work the probes are there to measure.
- */
-export const PROBE_SCHEMA = 'limit_probe';
-
-/** How many rows the database probes spread their requests over (one per bench subscriber of the quick run). */
-export const PROBE_ROWS = 10_000;
+export { PROBE_ROWS, PROBE_SCHEMA } from './answers.js';
 
 export async function listen(app: FastifyInstance, pool?: pg.Pool): Promise<void> {
   await app.listen({ port: Number(process.env.PORT), host: process.env.HOST ?? '127.0.0.1' });

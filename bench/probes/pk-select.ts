@@ -1,5 +1,6 @@
 // Limit probe: one single-row primary-key SELECT per request, over PROBE_ROWS rows shaped
 // like a playback position. What bounds a read that needs one row of the subscriber's state.
+import { PK_SELECT, type ProbeRow, probeRowAnswer } from './answers.js';
 import { bareFastify, listen, PROBE_ROWS, PROBE_SCHEMA, probePool } from './bare.js';
 
 const pool = probePool();
@@ -15,16 +16,9 @@ await pool.query(`INSERT INTO ${table} SELECT i, 'novel-' || (i % 200), 1 + i % 
 await pool.query(`VACUUM ANALYZE ${table}`);
 
 const app = bareFastify();
-const SELECT = `SELECT novel_id, chapter_number, position_seconds, updated_at FROM ${table} WHERE id = $1`;
 app.get('/probe/:id', async (request, reply) => {
-  const { rows } = await pool.query(SELECT, [Number((request.params as { id: string }).id)]);
+  const { rows } = await pool.query<ProbeRow>(PK_SELECT, [Number((request.params as { id: string }).id)]);
   if (rows.length === 0) return reply.status(404).send({ error: 'not_found' });
-  const row = rows[0];
-  return {
-    novel_id: row.novel_id,
-    chapter_number: row.chapter_number,
-    position_seconds: row.position_seconds,
-    updated_at: (row.updated_at as Date).toISOString(),
-  };
+  return probeRowAnswer(rows[0]);
 });
 await listen(app, pool);

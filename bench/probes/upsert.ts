@@ -1,5 +1,6 @@
 // Limit probe: one single-row upsert (INSERT … ON CONFLICT DO UPDATE) per request from a
 // small JSON body, over PROBE_ROWS keys. What bounds the playback PUT.
+import { UPSERT, type UpsertBody } from './answers.js';
 import { bareFastify, listen, PROBE_SCHEMA, probePool } from './bare.js';
 
 const pool = probePool();
@@ -11,11 +12,8 @@ await pool.query(
 );
 
 const app = bareFastify();
-const UPSERT = `INSERT INTO ${table} (id, novel_id, chapter_number, position_seconds, updated_at) VALUES ($1, $2, $3, $4, now())
-  ON CONFLICT (id) DO UPDATE SET novel_id = EXCLUDED.novel_id, chapter_number = EXCLUDED.chapter_number, position_seconds = EXCLUDED.position_seconds, updated_at = EXCLUDED.updated_at
-  RETURNING updated_at`;
 app.put('/probe/:id', async (request) => {
-  const body = request.body as { novel_id: string; chapter_number: number; position_seconds: number };
+  const body = request.body as UpsertBody;
   const { rows } = await pool.query(UPSERT, [Number((request.params as { id: string }).id), body.novel_id, body.chapter_number, body.position_seconds]);
   return { ...body, updated_at: (rows[0].updated_at as Date).toISOString() };
 });

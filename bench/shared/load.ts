@@ -50,8 +50,19 @@ export interface EndpointResult {
   cpuRatio?: number;
   /** Latency of requests sent one at a time (scenarios with a latency target only). */
   singleClient?: { service: SingleClientLatency; baseline?: SingleClientLatency };
+  /** Monotonic microseconds (CLOCK_MONOTONIC, as V8's CPU profiles) of the service's measured rounds: to cut its `--profile` to this load. */
+  serviceWindowsUs?: [number, number][];
   /** The service against the limit probe that bounds this endpoint (set once the probes are measured). */
-  limit?: { probe: string; probeRequestsPerSecond: number; fraction: number };
+  limit?: LimitFraction;
+  /** The same against the framework probe doing the same work (the service's bootstrap with bench-only routes). */
+  frameworkLimit?: LimitFraction;
+}
+
+export interface LimitFraction {
+  probe: string;
+  probeRequestsPerSecond: number;
+  /** The endpoint's req/s ÷ the probe's. */
+  fraction: number;
 }
 
 export interface SingleClientLatency {
@@ -63,7 +74,7 @@ export interface SingleClientLatency {
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-/** Loads one endpoint on both servers with the same requests at the same concurrency (see measureRounds). */
+/** Loads one endpoint on both servers with the same requests at the same concurrency (see measureRuns). */
 export async function loadEndpoint(
   scenario: Scenario,
   rotation: Rotation,
@@ -93,7 +104,8 @@ export async function loadEndpoint(
   }
 
   const targets = withBaseline ? [service, baseline] : [service];
-  const measured = await measureRounds(targets, scenario, rotation, connections, options, meter);
+  const runs = await measureRuns(targets, scenario, rotation, connections, options, meter);
+  const measured = new Map([...runs].map(([target, figures]) => [target, combine(figures)]));
   const singleClient = scenario.singleClientRequests
     ? {
         service: await oneAtATime(service, scenario, rotation, scenario.singleClientRequests),
@@ -113,6 +125,7 @@ export async function loadEndpoint(
       baselineFigures?.cpuMsPerRequest && serviceFigures.cpuMsPerRequest ? round3(serviceFigures.cpuMsPerRequest / baselineFigures.cpuMsPerRequest) : undefined,
     note: !withBaseline ? 'the baseline has no such route' : bodiesDiffer ? 'the baseline answers the probe with another body (see the log)' : undefined,
     singleClient,
+    serviceWindowsUs: runs.get(service)!.map((r) => r.windowUs),
   };
   log(
     `bench: ${scenario.label.padEnd(46)} service ${fmt(serviceFigures)}` +
@@ -131,21 +144,9 @@ export async function loadEndpoint(
 
 /**
  * A warm-up for each target, then `rounds` measured rounds in alternating order (first to
- * last, then last to first, …) so that drift of a shared machine hits all alike.
+ * last, then last to first, …) so that drift of a shared machine hits all alike; each
+ * target's rounds, not yet combined (to combine them with rounds measured at another time).
  */
-async function measureRounds(
-  targets: readonly RunningServer[],
-  scenario: Scenario,
-  rotation: Rotation,
-  connections: number,
-  options: BenchOptions,
-  meter?: DatabaseMeter,
-): Promise<Map<RunningServer, ServerFigures>> {
-  const runs = await measureRuns(targets, scenario, rotation, connections, options, meter);
-  return new Map([...runs].map(([target, figures]) => [target, combine(figures)]));
-}
-
-/** measureRounds' rounds, not yet combined (to combine them with rounds measured at another time). */
 export async function measureRuns(
   targets: readonly RunningServer[],
   scenario: Scenario,
@@ -189,6 +190,8 @@ export interface RunFigures {
   rss: ProcessUse | null;
   database: DatabaseUse;
   loadCpuMs: number;
+  /** When the run began and ended, in monotonic microseconds (the clock of V8's CPU profiles). */
+  windowUs: [number, number];
 }
 
 /** One autocannon run against one server; latencies are kept exactly (autocannon's own histogram rounds to whole ms). */
@@ -202,6 +205,7 @@ async function run(
 ): Promise<RunFigures> {
   let next = 0;
   const databaseAtStart = await meter?.read();
+  const startUs = monotonicUs();
   const loadAtStart = process.cpuUsage();
   let latencies = new Float64Array(1 << 16);
   let count = 0;
@@ -233,6 +237,7 @@ async function run(
     latencies[count++] = responseTime;
   });
   const result = await instance;
+  const windowUs: [number, number] = [startUs, monotonicUs()];
   const rss = sampler.stop();
   const loadUse = process.cpuUsage(loadAtStart);
   const databaseAtEnd = await meter?.read();
@@ -249,8 +254,12 @@ async function run(
     database:
       meter && databaseAtStart && databaseAtEnd ? meter.between(databaseAtStart, databaseAtEnd) : { cpuMs: null, statements: null, transactionControl: null },
     loadCpuMs: (loadUse.user + loadUse.system) / 1000,
+    windowUs,
   };
 }
+
+/** CLOCK_MONOTONIC in microseconds: the clock of the startTime of a V8 CPU profile (`--cpu-prof`) of any process on this machine. */
+export const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
 export function combine(runs: RunFigures[]): ServerFigures {
   const total = runs.reduce((n, r) => n + r.latencies.length, 0);

@@ -1,6 +1,6 @@
 /**
  * What one bench run does: `npm run bench [-- --quick] [-- --profile] [-- --only=a,b]
- * [-- --duration=S] [-- --connections=N] [-- --rounds=N] [-- --keep] [-- --scale=N]`.
+ * [-- --duration=S] [-- --connections=N] [-- --rounds=N] [-- --keep] [-- --scale=N] [-- --node=PATH]`.
  */
 export interface DataSize {
   novels: number;
@@ -37,6 +37,8 @@ export interface BenchOptions {
    * their history, in one sitting, and a table of each figure at ×N over ×1.
    */
   scale: number;
+  /** The Node binary the servers run on (service, baseline, probes); the bench's own when unset. */
+  node?: string;
 }
 
 const FULL: DataSize = {
@@ -82,7 +84,7 @@ function parseFlags(command: string, argv: readonly string[], known: readonly st
 }
 
 export function parseOptions(argv: readonly string[]): BenchOptions {
-  const { flags, number } = parseFlags('bench', argv, ['quick', 'profile', 'keep', 'only', 'duration', 'warmup', 'rounds', 'connections', 'scale']);
+  const { flags, number } = parseFlags('bench', argv, ['quick', 'profile', 'keep', 'only', 'duration', 'warmup', 'rounds', 'connections', 'scale', 'node']);
   const quick = flags.get('quick') === 'true';
   return {
     quick,
@@ -102,7 +104,14 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     rounds: Math.round(number('rounds', quick ? 1 : 2)),
     connections: Math.round(number('connections', DEFAULT_CONNECTIONS)),
     scale: Math.round(number('scale', 1)),
+    node: flags.has('node') ? nodePath(flags.get('node')!) : undefined,
   };
+}
+
+/** `--node=PATH`: a Node binary (a path, or a name found on PATH such as `node`). */
+function nodePath(value: string): string {
+  if (value === 'true' || value.trim() === '') throw new Error('bench: --node takes the path of a Node binary, e.g. --node=/usr/bin/node');
+  return value;
 }
 
 /**

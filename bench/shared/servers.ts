@@ -18,6 +18,8 @@ export interface StartOptions {
   port: number;
   /** Extra node flags, e.g. --cpu-prof. */
   nodeFlags?: string[];
+  /** The Node binary (`npm run bench -- --node=…`); the bench's own by default. */
+  node?: string;
 }
 
 /**
@@ -28,9 +30,9 @@ export interface StartOptions {
  */
 export const PRODUCTION_NODE_FLAGS = ['--enable-source-maps', '--max-semi-space-size=16'];
 
-/** Starts `node <script>` and waits until GET /health/live answers 200. */
+/** Starts `node <script>` (options.node, else the bench's Node) and waits until GET /health/live answers 200. */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
-  const child = spawn(process.execPath, [...PRODUCTION_NODE_FLAGS, ...(options.nodeFlags ?? []), options.script], {
+  const child = spawn(options.node ?? process.execPath, [...PRODUCTION_NODE_FLAGS, ...(options.nodeFlags ?? []), options.script], {
     env: { ...process.env, ...options.env, PORT: String(options.port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -32,9 +32,10 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 /**
  * Sets up a seeded database of `size`, runs `body` with it, then stops what `body` deferred
  * and removes the database and the data directory, also on Ctrl-C. `env` is added to the
- * service's environment (e.g. what the soak needs to deliver webhooks to loopback).
+ * service's environment (e.g. what the soak needs to deliver webhooks to loopback); the
+ * service runs on `node` (a Node binary), else on the bench's own.
  */
-export async function withSeededService<T>(size: DataSize, env: Record<string, string>, body: (setup: ServiceSetup) => Promise<T>): Promise<T> {
+export async function withSeededService<T>(size: DataSize, env: Record<string, string>, body: (setup: ServiceSetup) => Promise<T>, node?: string): Promise<T> {
   const dataDir = mkdtempSync(join(tmpdir(), 'prl-bench-data-'));
   const database = await createBenchDatabase();
   const undo: (() => Promise<unknown>)[] = [];
@@ -65,7 +66,7 @@ export async function withSeededService<T>(size: DataSize, env: Record<string, s
     };
     const script = join(ROOT, 'dist/src/main.js');
     log('bench: starting the service once to apply the migrations');
-    const migrating = await startServer({ name: 'service', script, env: serviceEnv, port: servicePort });
+    const migrating = await startServer({ name: 'service', script, env: serviceEnv, port: servicePort, node });
     await migrating.stop();
     const data = await seed(database.url, size, SERVER_SECRET, dataDir, join(ROOT, 'catalog/demo/audio'));
     const setup: ServiceSetup = {
@@ -76,7 +77,7 @@ export async function withSeededService<T>(size: DataSize, env: Record<string, s
       publicBaseUrl,
       defer: (step) => void undo.push(step),
       async startService(nodeFlags = []) {
-        const service = await startServer({ name: 'service', script, env: serviceEnv, port: servicePort, nodeFlags });
+        const service = await startServer({ name: 'service', script, env: serviceEnv, port: servicePort, nodeFlags, node });
         undo.push(() => service.stop());
         return service;
       },

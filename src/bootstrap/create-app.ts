@@ -1,3 +1,4 @@
+import type { Type } from '@nestjs/common';
 import { NestFactory, Reflector } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -33,9 +34,16 @@ const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 /**
  * Builds the whole HTTP service (used by `main.ts` and by the tests): Fastify with its
  * limits and logger, the Nest modules, the error filter, validation, metrics and docs.
- * Logs go to stdout unless a test passes a destination to read them.
+ * Logs go to stdout unless a test passes a destination to read them. `extraModules` are
+ * mounted beside the service's own: only the bench passes any (its framework probes,
+ * bench/probes/framework.ts); `main.ts` passes none, so no setting can mount them.
  */
-export async function createApp(config: AppConfig, databaseUrl: string, logDestination?: DestinationStream): Promise<NestFastifyApplication> {
+export async function createApp(
+  config: AppConfig,
+  databaseUrl: string,
+  logDestination?: DestinationStream,
+  extraModules: readonly Type[] = [],
+): Promise<NestFastifyApplication> {
   const logger = createRootLogger(config.logLevel, new SubscriberLogIds(config.serverSecret), logDestination);
   const adapter = new FastifyAdapter({
     // Fastify's own server lines ("Server listening at …", one per interface) would follow
@@ -87,7 +95,7 @@ export async function createApp(config: AppConfig, databaseUrl: string, logDesti
     },
   });
   const metrics = new HttpMetrics();
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, databaseUrl, metrics }), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, databaseUrl, metrics, extraModules }), adapter, {
     logger: new NestJsonLogger(logger),
   });
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;

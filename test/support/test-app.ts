@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,8 +34,13 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The real service (real HTTP stack, real PostgreSQL) on a database of its own. */
-export async function startTestApp(env: Record<string, string> = {}, databaseUrl?: string, logDestination?: DestinationStream): Promise<TestApp> {
+/** The real service (real HTTP stack, real PostgreSQL) on a database of its own; `extraModules` as createApp's (the bench's probes). */
+export async function startTestApp(
+  env: Record<string, string> = {},
+  databaseUrl?: string,
+  logDestination?: DestinationStream,
+  extraModules: readonly Type[] = [],
+): Promise<TestApp> {
   const url = databaseUrl ?? (await createTestDatabase());
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -50,7 +56,7 @@ export async function startTestApp(env: Record<string, string> = {}, databaseUrl
     ...GENEROUS_LIMITS,
     ...env,
   });
-  const app = await createApp(config, url, logDestination);
+  const app = await createApp(config, url, logDestination, extraModules);
   const credentials = app.get(PartnerCredentialsService);
   const testApp: TestApp = {
     app,

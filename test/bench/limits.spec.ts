@@ -1,0 +1,65 @@
+import { attachLimits, frameworkLine, limitLine, type ProbeResult } from '../../bench/load/limits.js';
+import { commandOf, limitTable } from '../../bench/load/report.js';
+import { combine, type EndpointResult, type RunFigures } from '../../bench/shared/load.js';
+import { parseOptions } from '../../bench/shared/options.js';
+import { SCENARIOS } from '../../bench/shared/scenarios.js';
+
+/** Each endpoint against the bare probe and the framework probe doing its work (docs/performance.md). */
+
+const figures = (requestsPerSecond: number) =>
+  combine([
+    {
+      latencies: new Float64Array([1, 2, 3]),
+      durationSeconds: 1,
+      responses: requestsPerSecond,
+      non2xx: 0,
+      errors: 0,
+      statusCodes: { 200: requestsPerSecond },
+      rss: { maxMb: 100, meanMb: 90, cpuMs: requestsPerSecond / 10 },
+      database: { cpuMs: 0, statements: 0, transactionControl: 0 },
+      loadCpuMs: 1,
+      windowUs: [0, 1_000_000],
+    } satisfies RunFigures,
+  ]);
+
+const probes: ProbeResult[] = [
+  { key: 'json', bound: 'json', stack: 'bare', label: 'bare json', figures: figures(40_000) },
+  { key: 'pk-select', bound: 'pk-select', stack: 'bare', label: 'bare pk', figures: figures(8_000) },
+  { key: 'framework-json', bound: 'json', stack: 'framework', label: 'framework json', figures: figures(16_000), fractionOfBare: 0.4 },
+  { key: 'framework-pk-select', bound: 'pk-select', stack: 'framework', label: 'framework pk', figures: figures(5_000), fractionOfBare: 0.625 },
+];
+
+const endpoint = (key: string, requestsPerSecond: number): EndpointResult => ({
+  key,
+  label: SCENARIOS.find((s) => s.key === key)!.label,
+  status: 'measured',
+  connections: 32,
+  service: figures(requestsPerSecond),
+});
+
+test('each endpoint gets its fraction of the bare probe and of the framework probe of the same work', () => {
+  const results = [endpoint('categories', 12_000), endpoint('position-get', 4_000), endpoint('position-put', 3_000)];
+  attachLimits(results, SCENARIOS, probes);
+  expect(results[0].limit).toEqual({ probe: 'json', probeRequestsPerSecond: 40_000, fraction: 0.3 });
+  expect(results[0].frameworkLimit).toEqual({ probe: 'framework-json', probeRequestsPerSecond: 16_000, fraction: 0.75 });
+  expect(results[1].limit!.fraction).toBe(0.5);
+  expect(results[1].frameworkLimit!.fraction).toBe(0.8);
+  // No upsert probe measured here: neither fraction.
+  expect(results[2].limit).toBeUndefined();
+  expect(results[2].frameworkLimit).toBeUndefined();
+
+  expect(limitLine(results[0])).toMatch(/^0\.30× the json probe \(12000 of 40000 req\/s\), 0\.75× the framework-json probe \(12000 of 16000 req\/s\) \| /);
+  const table = limitTable(results, probes);
+  expect(table).toContain('| `GET /v1/categories` | 12000 | json | 40000 | 0.30 | 16000 | 0.75 |');
+  // A framework probe's row gives its fraction of the bare probe: the card's cost.
+  expect(table).toContain('| `framework json` | 16000 | json | 16000 (rounds) | 0.40 | – | – |');
+  expect(frameworkLine(probes)).toMatch(/^framework probes of bare: json 0\.40 \(16000 req\/s, .*\), pk-select 0\.63 /);
+});
+
+test('--node names the Node binary the servers run on, and the command says so', () => {
+  expect(parseOptions([]).node).toBeUndefined();
+  const options = parseOptions(['--quick', '--node=/usr/bin/node']);
+  expect(options.node).toBe('/usr/bin/node');
+  expect(commandOf(options)).toBe('npm run bench -- --quick --node=/usr/bin/node');
+  expect(() => parseOptions(['--node'])).toThrow(/--node takes the path of a Node binary/);
+});
