@@ -3,11 +3,16 @@ import { DataSource } from 'typeorm';
 import { PartnerCredentialsService } from '../../src/modules/identity/index.js';
 import { WebhookEventPublisher } from '../../src/modules/webhooks/index.js';
 import type { Tenant } from '../../src/shared/tenancy/tenant.js';
+import { msUntil } from '../support/replicas.js';
 import { bearer, useTestApp } from '../support/test-app.js';
 
 /**
  * DECISIONS 22: an event wakes its partner's waiting polls with one database read, however
  * many are waiting, and a credential holds at most 10 waiting polls at once.
+ *
+ * A poll holds its place, joins its partner's room (which then listens), and only then reads
+ * the feed: once its read is logged, it is waiting. The tests wait for those reads rather
+ * than for a time, which a loaded machine may not keep.
  */
 const t = useTestApp();
 let feedReads: string[];
@@ -32,15 +37,18 @@ async function credentialsOf(count: number) {
   return { tenant, tokens };
 }
 
+/** Resolves once `count` feed reads were issued since `feedReads` was last emptied. */
+const feedReadsReach = (count: number) => msUntil(async () => feedReads.length >= count, 30_000);
 const poll = (token: string, query: string) => t.inject({ method: 'GET', url: `/platform/v1/events?${query}`, headers: bearer(token) });
 const publish = (tenant: Tenant, i: number) =>
   t.app.get(WebhookEventPublisher).novelFinished(tenant, { subscriber_id: `sub-${i}`, novel_id: 'the-heir', choice_id: 'stay' }, new Date());
 
 it('refuses an 11th waiting poll of one credential with 429 and Retry-After, while another credential may still wait', async () => {
   const { tenant, tokens } = await credentialsOf(2);
-  const waiting = Array.from({ length: 10 }, () => poll(tokens[0], 'after=0&wait=5'));
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  const refused = await poll(tokens[0], 'after=0&wait=5');
+  feedReads.length = 0;
+  const waiting = Array.from({ length: 10 }, () => poll(tokens[0], 'after=0&wait=20'));
+  await feedReadsReach(10);
+  const refused = await poll(tokens[0], 'after=0&wait=20');
   expect({ status: refused.statusCode, error: refused.json().error, retryAfter: refused.headers['retry-after'] }).toEqual({
     status: 429,
     error: 'rate_limited',
@@ -48,8 +56,9 @@ it('refuses an 11th waiting poll of one credential with 429 and Retry-After, whi
   });
   // Without wait, the credential still reads.
   expect((await poll(tokens[0], 'after=0')).statusCode).toBe(200);
-  const other = poll(tokens[1], 'after=0&wait=5');
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  feedReads.length = 0;
+  const other = poll(tokens[1], 'after=0&wait=20');
+  await feedReadsReach(1);
   await publish(tenant, 1);
   for (const response of await Promise.all([...waiting, other])) expect(response.json().data).toHaveLength(1);
   // Answered polls give their places back.
@@ -62,8 +71,9 @@ it('wakes 40 waiting polls of one partner with one read for the event, each answ
   await publish(tenant, 0);
   await publish(tenant, 1);
   // Polls waiting at the head (after=2), from four credentials, with different limits.
-  const waiting = tokens.flatMap((token) => Array.from({ length: 10 }, (_, i) => poll(token, `after=2&wait=10&limit=${1 + (i % 3)}`)));
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  feedReads.length = 0;
+  const waiting = tokens.flatMap((token) => Array.from({ length: 10 }, (_, i) => poll(token, `after=2&wait=20&limit=${1 + (i % 3)}`)));
+  await feedReadsReach(40);
   feedReads.length = 0;
   const event = await publish(tenant, 2);
   const answers = await Promise.all(waiting);
