@@ -159,7 +159,7 @@ describe('a keyed playback PUT (the hot write)', () => {
     const url = positionOf('keyed-lost');
     const taken = await send('PUT', url, at(1, 40), 'keyed-lost-1');
     // The work of a request whose lease ran out and whose key another request took over (its token is not the key's).
-    const stale: HeldIdempotencyKey = { partnerId, environment: 'live', key: 'keyed-lost-1', claimToken: randomUUID(), keepSeconds: 60 };
+    const stale: HeldIdempotencyKey = { partnerId, environment: 'live', key: 'keyed-lost-1', claimToken: randomUUID() };
     const write = { novelId: 'keyed-novel', chapterId: 'keyed-novel-ch1', positionSeconds: 41 };
     await t.app
       .get(PlaybackService)

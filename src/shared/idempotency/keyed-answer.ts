@@ -33,8 +33,6 @@ export interface HeldIdempotencyKey {
   readonly environment: string;
   readonly key: string;
   readonly claimToken: string;
-  /** How long the answer is kept, in seconds. */
-  readonly keepSeconds: number;
   /** The answer the work's own statement stored, if it did. */
   storedInWork?: KeyedAnswer;
 }

@@ -48,7 +48,8 @@ export class IdempotencyService {
       fingerprint: fingerprintOf(request),
       claimToken: randomUUID(),
       leaseSeconds: KEY_LEASE_SECONDS,
-      keepSeconds: KEY_KEPT_SECONDS,
+      // Past the lease too: an answer stored with the work (which leaves expires_at) is kept 24 h after it.
+      keepSeconds: KEY_KEPT_SECONDS + KEY_LEASE_SECONDS,
     });
     if (outcome.kind !== 'answered' || !outcome.sealed) return outcome;
     return { kind: 'answered', answer: { ...outcome.answer, body: this.secrets.unseal(outcome.answer.body) }, sealed: false };

@@ -11,7 +11,7 @@ import {
 } from '../../../shared/http/idempotency-key.js';
 import { JSON_CONTENT_TYPE, sameAnswer, type HeldIdempotencyKey } from '../../../shared/idempotency/keyed-answer.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
-import { IdempotencyService, KEY_KEPT_SECONDS } from '../application/idempotency.service.js';
+import { IdempotencyService } from '../application/idempotency.service.js';
 import type { HeldKey, StoredAnswer } from '../domain/idempotency-key.repository.js';
 
 /** The answer headers a client reads, stored and replayed with the body (ADR 0144). */
@@ -78,7 +78,6 @@ export class IdempotencyInterceptor implements NestInterceptor {
       environment: held.tenant.environment,
       key: held.key,
       claimToken: held.claimToken,
-      keepSeconds: KEY_KEPT_SECONDS,
     };
     request.heldIdempotencyKey = forWork;
     return next.handle().pipe(
