@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { PlaybackService } from '../../src/modules/playback/application/playback.service.js';
@@ -166,6 +167,35 @@ describe('a keyed playback PUT (the hot write)', () => {
       .write({ partnerId, environment: 'live' }, 'keyed-lost', write, { held: stale, answerFor: () => jsonAnswer(200, { stale: true }) });
     expect(stale.storedInWork).toBeUndefined();
     expect((await stored('keyed-lost-1')).response_body).toBe(taken.body);
+  });
+});
+
+describe('an answer stored with the work that is not what the handler sent', () => {
+  it('is replaced by the sent one: the replay is always the bytes first sent', async () => {
+    const subscriber = 'keyed-differs';
+    expect((await send('POST', ENTITLEMENTS, { subscriber_id: subscriber, product: 'audioapp', status: 'active', plan: 'audio_standard' })).statusCode).toBe(
+      200,
+    );
+    expect((await send('POST', `/v1/subscribers/${subscriber}/novels`, { novel_id: 'keyed-novel' })).statusCode).toBe(201);
+    const playback = t.app.get(PlaybackService);
+    const write = playback.write.bind(playback);
+    // A mapper that drifted from the handler's answer: the work's statement stores other bytes.
+    const drifted = jest
+      .spyOn(playback, 'write')
+      .mockImplementation((tenant, id, input, keyed) =>
+        write(tenant, id, input, keyed && { held: keyed.held, answerFor: () => jsonAnswer(200, { drifted: true }) }),
+      );
+    try {
+      const url = `/v1/subscribers/${subscriber}/playback-position`;
+      const body = { novel_id: 'keyed-novel', chapter_id: 'keyed-novel-ch1', position_seconds: 3 };
+      const first = await send('PUT', url, body, 'keyed-differs-1');
+      expect(first.json().position_seconds).toBe(3);
+      const again = await send('PUT', url, body, 'keyed-differs-1');
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.body).toBe(first.body);
+    } finally {
+      drifted.mockRestore();
+    }
   });
 });
 

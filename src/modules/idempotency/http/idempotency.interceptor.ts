@@ -84,11 +84,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
       mergeMap(async (value) => {
         const answer = answerOf(reply, value);
         const seal = carriesSecret(value);
+        // Stored by the work's own statement: these very bytes, and nothing to seal.
+        const storedWithWork = !seal && forWork.storedInWork !== undefined && sameAnswer(forWork.storedInWork, answer);
         if (answer.status >= 400) {
           await this.idempotency.release(held);
-        } else if (!seal && forWork.storedInWork && sameAnswer(forWork.storedInWork, answer)) {
-          // Stored with the work, in the same statement.
-        } else if (!(await this.idempotency.complete(held, answer, { seal }))) {
+        } else if (!storedWithWork && !(await this.idempotency.complete(held, answer, { seal }))) {
           this.logger.warn(`Idempotency-Key of ${held.tenant.partnerId} (${held.tenant.environment}) was taken over before its answer was stored.`);
         }
         return value;

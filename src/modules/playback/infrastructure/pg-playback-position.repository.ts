@@ -38,14 +38,14 @@ export class PgPlaybackPositionRepository extends PlaybackPositionRepository {
     };
     const { usualSave, firstSaveOfDay, usualSaveAnswered, firstSaveOfDayAnswered } = PLAYBACK_STATEMENTS;
     // A keyed PUT: the same statements, storing its answer with the position (ADR 0144).
-    const save = (unkeyed: 'usual' | 'first') => {
+    const save = (which: 'usual' | 'first') => {
       if (answer) {
         const keyedArgs = { ...args, ...answerArguments(answer.held, answer.answer) };
-        return unkeyed === 'usual'
+        return which === 'usual'
           ? this.db.prepared<SaveRow>('playback.upsert-position-if-listening-recorded.answered', usualSaveAnswered.text, usualSaveAnswered.bind(keyedArgs))
           : this.db.prepared<SaveRow>('playback.upsert-listening-if-released.answered', firstSaveOfDayAnswered.text, firstSaveOfDayAnswered.bind(keyedArgs));
       }
-      return unkeyed === 'usual'
+      return which === 'usual'
         ? this.db.prepared<SaveRow>('playback.upsert-position-if-listening-recorded', usualSave.text, usualSave.bind(args))
         : this.db.prepared<SaveRow>('playback.upsert-listening-if-released', firstSaveOfDay.text, firstSaveOfDay.bind(args));
     };
