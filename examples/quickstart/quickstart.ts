@@ -153,6 +153,7 @@ async function readAndFinish(sdk: PartnerClient<'sandbox'>, secret: string, rece
   const endings = await sdk.getEndingsState(novelAndReader);
   if (!endings.available) throw new Error('Endings are not available although the novel was backdated');
   const choice = endings.choices[0];
+  if (!choice) throw new Error('The novel offers no ending to choose');
   await sdk.chooseEnding({ path: { id: novel.id }, body: { subscriber_id: SUBSCRIBER, choice_id: choice.choice_id } });
   step('Chose an ending, finishing the novel', { choice_id: choice.choice_id, label: choice.label });
 
@@ -191,16 +192,17 @@ async function watchTheDrip(sdk: PartnerClient<'sandbox'>, secret: string, recei
     await sdk.attachTestClockSubscriber({ path: { id: clock.id, subscriber_id: reader } });
     await sdk.upsertEntitlement({ body: { subscriber_id: reader, product: 'textapp', status: 'active' } });
     const { data } = await sdk.listNovels({ query: { page_size: 1 } });
-    const novelId = data[0].id;
+    const novelId = data[0]?.id;
+    if (!novelId) throw new Error('The sandbox catalog has no novel');
     await sdk.openNovel({ path: { id: reader }, body: { novel_id: novelId } });
     const chapters = { path: { id: novelId }, query: { subscriber_id: reader } };
     const chapterThree = (await sdk.listChapters(chapters)).chapters[2];
-    if (chapterThree.status !== 'locked' || !chapterThree.unlocks_at) throw new Error(`chapter 3 should be locked on opening, is ${chapterThree.status}`);
+    if (chapterThree?.status !== 'locked' || !chapterThree.unlocks_at) throw new Error(`chapter 3 should be locked on opening, is ${chapterThree?.status}`);
     step('A subscriber on the clock opened a novel: chapter 3 is locked', { subscriber_id: reader, novel_id: novelId, unlocks_at: chapterThree.unlocks_at });
 
     await sdk.advanceTestClock({ path: { id: clock.id }, body: { frozen_time: chapterThree.unlocks_at } });
     const released = (await sdk.listChapters(chapters)).chapters[2];
-    step('Advanced the clock to that instant: chapter 3 is released', { chapter: 3, status: released.status });
+    step('Advanced the clock to that instant: chapter 3 is released', { chapter: 3, status: released?.status });
     const delivery = await within(
       receiver.next((body) => body.event === 'chapter.unlocked' && body.data.subscriber_id === reader && body.data.chapter_number === 3),
       30_000,

@@ -195,15 +195,20 @@ class PartnerClientImplementation<E extends Environment = Environment> extends G
 /**
  * A client of environment `E`. The sandbox-only operations (test clocks, the `sandbox…`
  * twins) are methods of a sandbox client's type only: on a live client, or one whose
- * environment is not known when compiling, calling them (or naming them to `call` and
- * `request`) does not compile.
+ * environment is not known when compiling, calling them (or naming them to `call`,
+ * `request` and `paginate`) does not compile.
  */
 export type PartnerClient<E extends Environment = Environment> = [E] extends ['sandbox']
   ? PartnerClientImplementation<E>
-  : Omit<PartnerClientImplementation<E>, SandboxOnlyOperationId | 'call' | 'request'> & LiveGenericCalls<E>;
+  : Omit<PartnerClientImplementation<E>, SandboxOnlyOperationId | 'call' | 'request' | 'paginate'> & LiveGenericCalls<E>;
 
-/** `call` and `request` of a client that may be live: any operation but the sandbox-only ones. */
+/** `call`, `request` and `paginate` of a client that may be live: any operation but the sandbox-only ones. */
 interface LiveGenericCalls<E extends Environment> {
+  paginate<K extends Exclude<PagedOperationId, SandboxOnlyOperationId>>(
+    operationId: K,
+    input?: EnvInput<E, K>,
+    options?: CallOptions,
+  ): AsyncGenerator<PageItem<K, E>, void, undefined>;
   call<K extends Exclude<OperationId, SandboxOnlyOperationId>>(operationId: K, input?: EnvInput<E, K>, options?: CallOptions): Promise<EnvOutput<E, K>>;
   request<K extends Exclude<OperationId, SandboxOnlyOperationId>>(
     operationId: K,

@@ -214,7 +214,7 @@ export const COMMANDS: Record<string, Command> = {
     audit: ({ afterLeak }, result) => ({ subject: afterLeak ? 'after-leak' : 'rotation', details: { ...result } }),
   }),
   'secret:status': command({
-    summary: '   list each credential, signing key and webhook endpoint still under another SERVER_SECRET than the recorded one',
+    summary: '   list each credential, signing key, webhook endpoint and stored answer still under another SERVER_SECRET than the recorded one',
     options: {},
     check: () => undefined,
     run: (context) => context.get(SecretStatusService).status(),

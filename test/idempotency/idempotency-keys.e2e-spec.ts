@@ -1,6 +1,14 @@
+import { jest } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { PlaybackService } from '../../src/modules/playback/application/playback.service.js';
+import { jsonAnswer, type HeldIdempotencyKey } from '../../src/shared/idempotency/keyed-answer.js';
+import { ServerSecrets } from '../../src/shared/crypto/server-secrets.js';
 import { IdempotencyService } from '../../src/modules/idempotency/application/idempotency.service.js';
+import { carriesSecret } from '../../src/modules/idempotency/http/idempotency.interceptor.js';
 import { IdempotencyKeyPurge } from '../../src/modules/idempotency/index.js';
+import { importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
+import { statementsDuring } from '../fixtures/query-counter.js';
 import { msUntil } from '../support/replicas.js';
 import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
 import { partnerWithEndpoint } from '../webhooks/webhook-test-kit.js';
@@ -19,6 +27,7 @@ beforeAll(async () => {
   const credential = await t.partner();
   partnerId = credential.partner_id;
   token = await t.token(credential);
+  await importCatalog(t, manifest([manifestNovel('keyed-novel', { chapters: 3 })]));
 });
 afterAll(async () => {
   await t?.close();
@@ -76,6 +85,169 @@ describe('the same key and request again', () => {
     expect(again.statusCode).toBe(204);
     expect(again.body).toBe('');
     expect(again.headers['idempotent-replayed']).toBe('true');
+  });
+});
+
+describe('a keyed playback PUT (the hot write)', () => {
+  const positionOf = (subscriber: string) => `/v1/subscribers/${subscriber}/playback-position`;
+  const at = (chapter: number, seconds: number) => ({ novel_id: 'keyed-novel', chapter_id: `keyed-novel-ch${chapter}`, position_seconds: seconds });
+  const stored = async (key: string) =>
+    (await db.query(`SELECT response_status, response_body, response_sealed FROM idempotency_keys WHERE partner_id = $1 AND key = $2`, [partnerId, key]))
+      .rows[0];
+  async function listener(subscriber: string): Promise<void> {
+    expect((await send('POST', ENTITLEMENTS, { subscriber_id: subscriber, product: 'audioapp', status: 'active', plan: 'audio_standard' })).statusCode).toBe(
+      200,
+    );
+    expect((await send('POST', `/v1/subscribers/${subscriber}/novels`, { novel_id: 'keyed-novel' })).statusCode).toBe(201);
+    await db.query(`UPDATE novel_progress SET started_at = now() - interval '10 days' WHERE partner_id = $1 AND subscriber_id = $2`, [partnerId, subscriber]);
+  }
+
+  it('costs one statement more than without a key: the claim; the answer is stored by the statement that stores the position', async () => {
+    await listener('keyed-put');
+    expect((await send('PUT', positionOf('keyed-put'), at(1, 5))).statusCode).toBe(200); // the chapter's first save of the day
+    const plain = await statementsDuring(t, () => send('PUT', positionOf('keyed-put'), at(1, 10)), { keepTransactions: true });
+    let first: Awaited<ReturnType<typeof send>> | undefined;
+    const keyed = await statementsDuring(t, async () => (first = await send('PUT', positionOf('keyed-put'), at(1, 20), 'keyed-put-1')), {
+      keepTransactions: true,
+    });
+    expect(plain).toHaveLength(1);
+    expect(keyed).toHaveLength(2);
+    expect(keyed[0]).toMatch(/^\s*WITH claimed AS \(\s*INSERT INTO idempotency_keys/);
+    expect(keyed[1]).toMatch(/INSERT INTO playback_positions[\s\S]*UPDATE idempotency_keys/);
+    expect(first!.statusCode).toBe(200);
+    expect(await stored('keyed-put-1')).toEqual({ response_status: 200, response_body: first!.body, response_sealed: false });
+
+    // A later write in between: a second processing of the keyed one would move the position back.
+    expect((await send('PUT', positionOf('keyed-put'), at(1, 30))).statusCode).toBe(200);
+    const replays = await statementsDuring(t, async () => {
+      const again = await send('PUT', positionOf('keyed-put'), at(1, 20), 'keyed-put-1');
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.headers['content-type']).toBe(first!.headers['content-type']);
+      expect(again.body).toBe(first!.body);
+    });
+    expect(replays).toHaveLength(1);
+    const read = await t.inject({ method: 'GET', url: `${positionOf('keyed-put')}?novel_id=keyed-novel`, headers: bearer(token) });
+    expect(read.json().position_seconds).toBe(30);
+  });
+
+  it("stores the answer with the chapter's first save of a day too, and on the singular alias", async () => {
+    await listener('keyed-first');
+    let first: Awaited<ReturnType<typeof send>> | undefined;
+    const keyed = await statementsDuring(t, async () => (first = await send('PUT', positionOf('keyed-first'), at(2, 7), 'keyed-first-1')));
+    // The claim, the usual save (nothing recorded today: it writes nothing), the first save with the answer.
+    expect(keyed).toHaveLength(3);
+    expect(keyed[2]).toMatch(/INSERT INTO reading_activity[\s\S]*UPDATE idempotency_keys/);
+    expect(await stored('keyed-first-1')).toEqual({ response_status: 200, response_body: first!.body, response_sealed: false });
+    const alias = await send('PUT', '/v1/subscriber/keyed-first/playback-position', at(2, 8), 'keyed-alias-1');
+    expect(await stored('keyed-alias-1')).toEqual({ response_status: 200, response_body: alias.body, response_sealed: false });
+  });
+
+  it('stores no answer when the chapter is not released: the key is given up and the corrected retry processed', async () => {
+    expect(
+      (await send('POST', ENTITLEMENTS, { subscriber_id: 'keyed-locked', product: 'audioapp', status: 'active', plan: 'audio_standard' })).statusCode,
+    ).toBe(200);
+    expect((await send('POST', `/v1/subscribers/keyed-locked/novels`, { novel_id: 'keyed-novel' })).statusCode).toBe(201);
+    const refused = await send('PUT', positionOf('keyed-locked'), at(3, 1), 'keyed-locked-1');
+    expect(refused.statusCode).toBe(400);
+    expect(await stored('keyed-locked-1')).toBeUndefined();
+    const corrected = await send('PUT', positionOf('keyed-locked'), at(1, 1), 'keyed-locked-1');
+    expect(corrected.statusCode).toBe(200);
+    expect(corrected.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('stores nothing with the work of a holder that lost its key: the claim token guards the answer', async () => {
+    await listener('keyed-lost');
+    const url = positionOf('keyed-lost');
+    const taken = await send('PUT', url, at(1, 40), 'keyed-lost-1');
+    // The work of a request whose lease ran out and whose key another request took over (its token is not the key's).
+    const stale: HeldIdempotencyKey = { partnerId, environment: 'live', key: 'keyed-lost-1', claimToken: randomUUID() };
+    const write = { novelId: 'keyed-novel', chapterId: 'keyed-novel-ch1', positionSeconds: 41 };
+    await t.app
+      .get(PlaybackService)
+      .write({ partnerId, environment: 'live' }, 'keyed-lost', write, { held: stale, answerFor: () => jsonAnswer(200, { stale: true }) });
+    expect(stale.storedInWork).toBeUndefined();
+    expect((await stored('keyed-lost-1')).response_body).toBe(taken.body);
+  });
+});
+
+describe('an answer stored with the work that is not what the handler sent', () => {
+  it('is replaced by the sent one: the replay is always the bytes first sent', async () => {
+    const subscriber = 'keyed-differs';
+    expect((await send('POST', ENTITLEMENTS, { subscriber_id: subscriber, product: 'audioapp', status: 'active', plan: 'audio_standard' })).statusCode).toBe(
+      200,
+    );
+    expect((await send('POST', `/v1/subscribers/${subscriber}/novels`, { novel_id: 'keyed-novel' })).statusCode).toBe(201);
+    const playback = t.app.get(PlaybackService);
+    const write = playback.write.bind(playback);
+    // A mapper that drifted from the handler's answer: the work's statement stores other bytes.
+    const drifted = jest
+      .spyOn(playback, 'write')
+      .mockImplementation((tenant, id, input, keyed) =>
+        write(tenant, id, input, keyed && { held: keyed.held, answerFor: () => jsonAnswer(200, { drifted: true }) }),
+      );
+    try {
+      const url = `/v1/subscribers/${subscriber}/playback-position`;
+      const body = { novel_id: 'keyed-novel', chapter_id: 'keyed-novel-ch1', position_seconds: 3 };
+      const first = await send('PUT', url, body, 'keyed-differs-1');
+      expect(first.json().position_seconds).toBe(3);
+      const again = await send('PUT', url, body, 'keyed-differs-1');
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.body).toBe(first.body);
+    } finally {
+      drifted.mockRestore();
+    }
+  });
+});
+
+describe('stored answers that carry a secret', () => {
+  it('are sealed: the table holds no webhook secret in plaintext, and the replay shows it', async () => {
+    const { credential, token: manager, endpoint } = await partnerWithEndpoint(t, RECEIVER);
+    const created = await send('POST', ENDPOINTS, { url: `${RECEIVER}/sealed`, events: ['novel.finished'] }, 'sealed-create', manager);
+    const rotated = await send('POST', `${ENDPOINTS}/${endpoint.id}/rotate-secret`, undefined, 'sealed-rotate', manager);
+    expect([created.statusCode, rotated.statusCode]).toEqual([201, 200]);
+    const secrets = [created.json().secret, rotated.json().secret];
+    expect(secrets.every((secret) => typeof secret === 'string' && secret.startsWith('whsec_'))).toBe(true);
+
+    const { rows } = await db.query(
+      `SELECT key, response_body, response_headers::text AS headers, response_sealed FROM idempotency_keys WHERE partner_id = $1`,
+      [credential.partner_id],
+    );
+    expect(rows.map((row: { key: string; response_sealed: boolean }) => [row.key, row.response_sealed]).sort()).toEqual([
+      ['sealed-create', true],
+      ['sealed-rotate', true],
+    ]);
+    const everything = JSON.stringify(rows);
+    for (const secret of secrets) {
+      expect(everything).not.toContain(secret);
+      expect(everything).not.toContain(secret.slice('whsec_'.length));
+    }
+    const bodies = rows.map((row: { response_body: string }) => t.app.get(ServerSecrets).unseal(row.response_body));
+    expect(bodies.sort()).toEqual([created.body, rotated.body].sort());
+
+    const again = await send('POST', ENDPOINTS, { url: `${RECEIVER}/sealed`, events: ['novel.finished'] }, 'sealed-create', manager);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(created.body);
+    const rotatedAgain = await send('POST', `${ENDPOINTS}/${endpoint.id}/rotate-secret`, undefined, 'sealed-rotate', manager);
+    expect(rotatedAgain.body).toBe(rotated.body);
+  });
+
+  it('are told by their fields, at any depth; other answers stay plain (an erasure can find the subscribers they name)', async () => {
+    expect([{ secret: 'x' }, { data: [{ client_secret: 'x' }] }, { private_key: 'x' }, { access_token: 'x' }].map((answer) => carriesSecret(answer))).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect([{ subscriber_id: 's', status: 'active' }, [], 'secret', null, undefined].map((answer) => carriesSecret(answer))).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
+    const plain = await send('POST', ENTITLEMENTS, { subscriber_id: 'plain-answer', product: 'textapp', status: 'active' }, 'plain-answer');
+    const { rows } = await db.query(`SELECT response_sealed, response_body FROM idempotency_keys WHERE partner_id = $1 AND key = 'plain-answer'`, [partnerId]);
+    expect(rows).toEqual([{ response_sealed: false, response_body: plain.body }]);
   });
 });
 

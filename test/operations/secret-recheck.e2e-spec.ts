@@ -62,7 +62,7 @@ describe('a replica on the old SERVER_SECRET after a rotation', () => {
     rotated = await startTestApp({ SERVER_SECRET: NEW, SERVER_SECRET_PREVIOUS: OLD }, setup.databaseUrl);
     const created = await fetch(`${replica.origin}/platform/v1/webhook-endpoints`, {
       method: 'POST',
-      headers: { ...bearer(await rotated.token(user)), 'content-type': 'application/json' },
+      headers: { ...bearer(await rotated.token(user)), 'content-type': 'application/json', 'idempotency-key': 'on-the-old-secret' },
       body: JSON.stringify({ url: 'http://127.0.0.1:9/hook', events: ['novel.finished'] }),
     });
     expect(created.status).toBe(201);
@@ -75,6 +75,8 @@ describe('a replica on the old SERVER_SECRET after a rotation', () => {
       credentials: [{ client_id: idle.client_id, partner_id: idle.partner_id, environment: 'live', last_used_at: null }],
       signing_keys: [],
       webhook_endpoints: [{ endpoint_id: endpoint.id, partner_id: user.partner_id, environment: 'sandbox' }],
+      // Its stored answer carries the secret, sealed under the old secret too.
+      idempotent_answers: [{ partner_id: user.partner_id, environment: 'sandbox', key: 'on-the-old-secret' }],
     });
   }, 180_000);
 });

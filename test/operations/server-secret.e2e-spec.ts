@@ -81,14 +81,14 @@ describe('rotating SERVER_SECRET without downtime', () => {
   it('keeps every replica serving through the rollout, the rotation and the removal of the old secret', async () => {
     const old = await replica({ SERVER_SECRET: OLD });
     const before = await old.partner({ scopes: ['platform:webhooks:manage'], environment: 'sandbox' });
-    const endpoint = (
-      await old.inject({
-        method: 'POST',
-        url: '/platform/v1/webhook-endpoints',
-        headers: bearer(await old.token(before)),
-        payload: { url: 'http://127.0.0.1:9/hook', events: ['novel.finished'] },
-      })
-    ).json();
+    // Keyed: its stored answer carries the secret, sealed as the secret itself is (ADR 0144).
+    const created = await old.inject({
+      method: 'POST',
+      url: '/platform/v1/webhook-endpoints',
+      headers: { ...bearer(await old.token(before)), 'idempotency-key': 'before-rotation' },
+      payload: { url: 'http://127.0.0.1:9/hook', events: ['novel.finished'] },
+    });
+    const endpoint = created.json();
 
     // Step 1, the rollout: a replica with both secrets beside one with the old only. It keeps
     // writing with the old secret, so what either writes the other reads.
@@ -101,7 +101,7 @@ describe('rotating SERVER_SECRET without downtime', () => {
     await old.close();
     apps.splice(apps.indexOf(old), 1);
     const result = await both.app.get(SecretRotationService).rotate();
-    expect(result).toEqual({ signing_keys_resealed: 2, webhook_secrets_resealed: 1, credentials_awaiting_upgrade: 2 });
+    expect(result).toEqual({ signing_keys_resealed: 2, webhook_secrets_resealed: 1, idempotent_answers_resealed: 1, credentials_awaiting_upgrade: 2 });
     // The other replica follows at commit: what it writes now, the new secret alone reads.
     const deadline = Date.now() + 2_000;
     while (another.app.get(ServerSecrets).writingFingerprint !== another.app.get(ServerSecrets).fingerprints.current && Date.now() < deadline) {
@@ -119,6 +119,15 @@ describe('rotating SERVER_SECRET without downtime', () => {
       .get(DataSource)
       .query('SELECT sealed_secret FROM webhook_endpoint_secrets WHERE endpoint_id = $1', [endpoint.id]);
     expect(newOnly.app.get(ServerSecrets).unseal(sealed_secret)).toBe(endpoint.secret);
+    // The stored answer too: the new secret alone replays it.
+    const replayed = await newOnly.inject({
+      method: 'POST',
+      url: '/platform/v1/webhook-endpoints',
+      headers: { ...bearer(await newOnly.token(before)), 'idempotency-key': 'before-rotation' },
+      payload: { url: 'http://127.0.0.1:9/hook', events: ['novel.finished'] },
+    });
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(replayed.body).toBe(created.body);
   }, 120_000);
 
   it('refuses secret:rotate without SERVER_SECRET_PREVIOUS', async () => {

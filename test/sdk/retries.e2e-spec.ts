@@ -107,6 +107,30 @@ test('a cut connection is retried for reads and for writes, which carry one Idem
   expect(retries.map((event) => event.reason)).toEqual(['network', 'network', 'network']);
 }, 60_000);
 
+test('a write whose answer is lost after the service did it is retried and answered from the stored answer: one endpoint, not two', async () => {
+  await new Promise((resolve) => setTimeout(resolve, 2_000)); // the budget refills
+  const retries: RetryEvent[] = [];
+  const client = sandboxClient(proxy.origin, credential, { retry: { backoffMs: 50 }, onRetry: (event) => retries.push(event) });
+  const before = (await client.listWebhookEndpoints()).data.length;
+  proxy.loseAnswerNext('POST', '/platform/v1/webhook-endpoints');
+  const created = await client.request('createWebhookEndpoint', { body: { url: 'http://127.0.0.1:9/lost-answer', events: ['novel.finished'] } });
+
+  const attempts = proxy.exchanges.filter((exchange) => exchange.method === 'POST' && exchange.path === '/platform/v1/webhook-endpoints');
+  // The service created it and answered 201; the answer was lost; the retry got the stored one.
+  expect(attempts.map(({ status, answerLost, replayed }) => ({ status, answerLost, replayed }))).toEqual([
+    { status: 201, answerLost: true, replayed: false },
+    { status: 201, answerLost: undefined, replayed: true },
+  ]);
+  expect(attempts[1]!.idempotencyKey).toBe(attempts[0]!.idempotencyKey);
+  expect(retries.map((event) => event.reason)).toEqual(['network']);
+  expect(created.status).toBe(201);
+  expect(created.headers.get('idempotent-replayed')).toBe('true');
+  expect(created.data.secret).toMatch(/^whsec_/);
+  const endpoints = (await client.listWebhookEndpoints()).data;
+  expect(endpoints).toHaveLength(before + 1);
+  expect(endpoints.filter((endpoint) => endpoint.url === 'http://127.0.0.1:9/lost-answer').map((endpoint) => endpoint.id)).toEqual([created.data.id]);
+}, 60_000);
+
 test('an unreachable service is a ConnectionError naming the URL, after the bounded retries of an idempotent call', async () => {
   const closed = await RecordingProxy.start(service.origin);
   const origin = closed.origin;

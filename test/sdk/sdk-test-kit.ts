@@ -99,6 +99,10 @@ export interface Exchange {
   status: number;
   authorization: string | undefined;
   idempotencyKey: string | undefined;
+  /** The service answered, and the proxy destroyed the connection instead of passing the answer on. */
+  answerLost?: boolean;
+  /** The service's answer was a stored one (`Idempotent-Replayed: true`). */
+  replayed?: boolean;
 }
 
 /**
@@ -111,6 +115,8 @@ export class RecordingProxy {
   upstream: string;
   /** Requests (by method and path prefix) whose connection is destroyed unanswered, once each. */
   private readonly drops: { method: string; path: string }[] = [];
+  /** Requests forwarded to the service, whose answer is then lost: the connection is destroyed instead, once each. */
+  private readonly lostAnswers: { method: string; path: string }[] = [];
   private readonly sockets = new Set<Socket>();
 
   private constructor(
@@ -140,6 +146,11 @@ export class RecordingProxy {
     this.drops.push({ method, path });
   }
 
+  /** The next such request reaches the service, which does it; its answer never reaches the client (recorded with its status). */
+  loseAnswerNext(method: string, path: string): void {
+    this.lostAnswers.push({ method, path });
+  }
+
   count(predicate: (exchange: Exchange) => boolean): number {
     return this.exchanges.filter(predicate).length;
   }
@@ -158,9 +169,23 @@ export class RecordingProxy {
       request.socket.destroy();
       return;
     }
+    const lost = this.lostAnswers.findIndex((d) => d.method === request.method && path.startsWith(d.path));
+    if (lost >= 0) this.lostAnswers.splice(lost, 1);
     const target = new URL(path, this.upstream);
     const outbound = httpRequest(target, { method: request.method, headers: { ...request.headers, host: target.host } }, (answer) => {
-      this.exchanges.push({ method: request.method!, path, status: answer.statusCode ?? 0, ...sentWith(request) });
+      this.exchanges.push({
+        method: request.method!,
+        path,
+        status: answer.statusCode ?? 0,
+        ...sentWith(request),
+        ...(lost >= 0 ? { answerLost: true } : {}),
+        replayed: answer.headers['idempotent-replayed'] === 'true',
+      });
+      if (lost >= 0) {
+        answer.resume();
+        answer.on('end', () => request.socket.destroy());
+        return;
+      }
       response.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(response);
     });

@@ -17,5 +17,6 @@ import { PgIdempotencyKeyRepository } from './infrastructure/pg-idempotency-key.
     IdempotencyKeyPurge,
     { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
   ],
+  exports: [IdempotencyService],
 })
 export class IdempotencyModule {}

@@ -1,2 +1,3 @@
 export { IdempotencyModule } from './idempotency.module.js';
 export { IdempotencyKeyPurge } from './application/idempotency-key-purge.job.js';
+export { IdempotencyService, type AnswerSealedUnderOtherSecret } from './application/idempotency.service.js';

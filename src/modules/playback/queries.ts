@@ -1,5 +1,6 @@
 import { defineStatement, sql } from '../../shared/persistence/sql.js';
 import { recordQuery, recordedQuery, type ActivitySql } from '../analytics/queries.js';
+import { ANSWER_SLOTS, answerInWork, type AnswerSlot } from '../idempotency/queries.js';
 import { advanceQuery, readerQuery } from '../reading/queries.js';
 
 /**
@@ -34,36 +35,49 @@ const storePosition = (
  */
 const advance = (s: Record<PutSlot, unknown>, onlyIf: ReturnType<typeof sql>) =>
   advanceQuery(s, s.novel, s.chapter, sql`(SELECT "currentChapter" FROM reader) < ${s.chapter} AND ${onlyIf}`);
-export const PLAYBACK_STATEMENTS = {
-  /**
-   * The usual save, a few seconds after the last one: when the chapter is released AND
-   * the listening is already recorded for the UTC day of the write, stores the position
-   * and moves the reader on; otherwise it writes nothing and says which (not released:
-   * the PUT is refused; not yet recorded: the full write follows). It names no table with
-   * a trigger or partitions, the cost of the full write.
-   */
-  usualSave: defineStatement(
-    slots,
-    (s) => sql`WITH ${readerAndRelease(s)}, recorded AS (${recordedQuery(s)}
+/**
+ * A keyed PUT (DECISIONS 30) stores its answer in the statement that stores the position
+ * (ADR 0144): one statement, not two, after the claim. Unkeyed, the statement is the plain one.
+ */
+type Keyed = Record<PutSlot | AnswerSlot, unknown>;
+const answered = (s: Keyed | null, done: ReturnType<typeof sql>) =>
+  s
+    ? sql`, answered AS (${answerInWork(s, done)}
+)`
+    : sql``;
+const answerStored = (s: Keyed | null) => (s ? sql`, EXISTS (SELECT FROM answered) AS answer_stored` : sql``);
+const keyedSlots = [...slots, ...ANSWER_SLOTS];
+
+/**
+ * The usual save, a few seconds after the last one: when the chapter is released AND
+ * the listening is already recorded for the UTC day of the write, stores the position
+ * and moves the reader on; otherwise it writes nothing and says which (not released:
+ * the PUT is refused; not yet recorded: the full write follows). It names no table with
+ * a trigger or partitions, the cost of the full write.
+ */
+const usualSave = (s: Record<PutSlot, unknown>, keyed: Keyed | null) => sql`WITH ${readerAndRelease(s)}, recorded AS (${recordedQuery(s)}
 ), stored AS (${storePosition(s, sql`EXISTS (SELECT FROM recorded)`)}
 ), advanced AS (${advance(s, sql`EXISTS (SELECT FROM released) AND EXISTS (SELECT FROM recorded)`)}
-)
-SELECT s.chapter_number, s.position_seconds, s.updated_at, r.*, EXISTS (SELECT FROM released) AS released
-  FROM reader r LEFT JOIN stored s ON true`,
-  ),
-  /**
-   * The first save of a chapter on a UTC day: when the chapter is released, stores the
-   * position, records the listening (analytics' rollup trigger fires as for any insert)
-   * and moves the reader on. One statement is one implicit transaction: all of it or none.
-   */
-  firstSaveOfDay: defineStatement(
-    slots,
-    (s) => sql`WITH ${readerAndRelease(s)}, stored AS (${storePosition(s, sql`true`)}
+)${answered(keyed, sql`EXISTS (SELECT FROM stored)`)}
+SELECT s.chapter_number, s.position_seconds, s.updated_at, r.*, EXISTS (SELECT FROM released) AS released${answerStored(keyed)}
+  FROM reader r LEFT JOIN stored s ON true`;
+/**
+ * The first save of a chapter on a UTC day: when the chapter is released, stores the
+ * position, records the listening (analytics' rollup trigger fires as for any insert)
+ * and moves the reader on. One statement is one implicit transaction: all of it or none.
+ */
+const firstSaveOfDay = (s: Record<PutSlot, unknown>, keyed: Keyed | null) => sql`WITH ${readerAndRelease(s)}, stored AS (${storePosition(s, sql`true`)}
 ), listened AS (${recordQuery(s, 'audio', sql`released`)}
 ), advanced AS (${advance(s, sql`EXISTS (SELECT FROM released)`)}
-)
-SELECT s.chapter_number, s.position_seconds, s.updated_at, r.* FROM reader r LEFT JOIN stored s ON true`,
-  ),
+)${answered(keyed, sql`EXISTS (SELECT FROM stored)`)}
+SELECT s.chapter_number, s.position_seconds, s.updated_at, r.*${answerStored(keyed)} FROM reader r LEFT JOIN stored s ON true`;
+
+export const PLAYBACK_STATEMENTS = {
+  usualSave: defineStatement(slots, (s) => usualSave(s, null)),
+  firstSaveOfDay: defineStatement(slots, (s) => firstSaveOfDay(s, null)),
+  /** The same two with a keyed PUT's answer stored when the position is. */
+  usualSaveAnswered: defineStatement(keyedSlots, (s) => usualSave(s, s)),
+  firstSaveOfDayAnswered: defineStatement(keyedSlots, (s) => firstSaveOfDay(s, s)),
   /** The stored position beside the reader (the drip's inputs), in one statement: playback's GET. */
   positionWithReader: defineStatement(
     ['partner', 'environment', 'subscriber', 'novel'],

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { IdempotencyModule } from '../idempotency/index.js';
 import { IdentityModule } from '../identity/index.js';
 import { WebhooksModule } from '../webhooks/index.js';
 import { SecretRotationService } from './application/secret-rotation.service.js';
@@ -12,7 +13,7 @@ import { PgSecretFingerprintRepository } from './infrastructure/pg-secret-finger
  * goes with SERVER_SECRET, and the rotation that moves it to a new one without downtime.
  */
 @Module({
-  imports: [IdentityModule, WebhooksModule],
+  imports: [IdentityModule, WebhooksModule, IdempotencyModule],
   providers: [{ provide: SecretFingerprintRepository, useClass: PgSecretFingerprintRepository }, ServerSecretGate, SecretRotationService, SecretStatusService],
   exports: [SecretRotationService, SecretStatusService],
 })

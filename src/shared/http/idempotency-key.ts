@@ -1,4 +1,14 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import type { HeldIdempotencyKey } from '../idempotency/keyed-answer.js';
 import { surfaceOf } from './surfaces.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the idempotency interceptor while a keyed request holds its key (ADR 0144). */
+    heldIdempotencyKey?: HeldIdempotencyKey;
+  }
+}
 
 /** The request header of DECISIONS 30 (IETF HTTPAPI "The Idempotency-Key HTTP Header Field"). */
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
@@ -22,3 +32,11 @@ export function takesIdempotencyKey(method: string, route: string): boolean {
 }
 
 export const isValidIdempotencyKey = (key: string) => VALID_KEY.test(key);
+
+/**
+ * The Idempotency-Key the request holds, if it sent one (`undefined` otherwise): for a
+ * handler whose work stores its answer in its own statement (ADR 0144).
+ */
+export const HeldKey = createParamDecorator(
+  (_: unknown, context: ExecutionContext): HeldIdempotencyKey | undefined => context.switchToHttp().getRequest<FastifyRequest>().heldIdempotencyKey,
+);

@@ -35,4 +35,11 @@ export async function mistakes(): Promise<void> {
   await sandbox.createTestClock({ body: { frozen_time: '2026-12-01T12:00:00Z' } });
   await sandbox.call('listTestClocks');
   await live.request('listCategories');
+
+  // @ts-expect-error nor paged through paginate
+  for await (const novel of live.paginate('sandboxListNovels')) console.log(novel.id);
+  // @ts-expect-error nor on a client whose environment is not known when compiling
+  for await (const novel of eitherEnvironment.paginate('sandboxListNovels')) console.log(novel.id);
+  for await (const novel of live.paginate('listNovels', { query: { page_size: 10 } })) console.log(novel.title);
+  for await (const novel of sandbox.paginate('sandboxListNovels')) console.log(novel.id);
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
+import { ServerSecrets } from '../../../shared/crypto/server-secrets.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { IdempotencyKeyRepository, type ClaimOutcome, type HeldKey, type StoredAnswer } from '../domain/idempotency-key.repository.js';
 
@@ -21,29 +22,62 @@ export interface KeyedRequest {
   body: unknown;
 }
 
-/** Idempotency keys (DECISIONS 30): claim one for a request, then store its answer or give it up. */
+/** A stored answer sealed under another root secret than the writing one (`secret:status`). */
+export interface AnswerSealedUnderOtherSecret {
+  partnerId: string;
+  environment: string;
+  key: string;
+}
+
+/**
+ * Idempotency keys (DECISIONS 30): claim one for a request, then store its answer or give
+ * it up. An answer that carries a secret (a webhook endpoint's, say) is stored sealed with
+ * the server secrets, as the secret itself is (ADR 0144), and unsealed to be replayed.
+ */
 @Injectable()
 export class IdempotencyService {
-  constructor(private readonly keys: IdempotencyKeyRepository) {}
+  constructor(
+    private readonly keys: IdempotencyKeyRepository,
+    private readonly secrets: ServerSecrets,
+  ) {}
 
-  claim(tenant: Tenant, key: string, request: KeyedRequest): Promise<ClaimOutcome> {
-    return this.keys.claim({
+  async claim(tenant: Tenant, key: string, request: KeyedRequest): Promise<ClaimOutcome> {
+    const outcome = await this.keys.claim({
       tenant,
       key,
       fingerprint: fingerprintOf(request),
       claimToken: randomUUID(),
       leaseSeconds: KEY_LEASE_SECONDS,
-      keepSeconds: KEY_KEPT_SECONDS,
+      // Past the lease too: an answer stored with the work (which leaves expires_at) is kept 24 h after it.
+      keepSeconds: KEY_KEPT_SECONDS + KEY_LEASE_SECONDS,
     });
+    if (outcome.kind !== 'answered' || !outcome.sealed) return outcome;
+    return { kind: 'answered', answer: { ...outcome.answer, body: this.secrets.unseal(outcome.answer.body) }, sealed: false };
   }
 
-  /** False when the key was lost meanwhile (the lease ran out and another request took it). */
-  complete(held: HeldKey, answer: StoredAnswer): Promise<boolean> {
-    return this.keys.complete(held, answer, KEY_KEPT_SECONDS);
+  /**
+   * Stores the answer, its body sealed when `seal` (it carries a secret). False when the
+   * key was lost meanwhile (the lease ran out and another request took it).
+   */
+  complete(held: HeldKey, answer: StoredAnswer, { seal }: { seal: boolean }): Promise<boolean> {
+    return this.keys.complete(held, seal ? { ...answer, body: this.secrets.seal(answer.body) } : answer, seal, KEY_KEPT_SECONDS);
   }
 
   release(held: HeldKey): Promise<void> {
     return this.keys.release(held);
+  }
+
+  /** The stored answers the writing root secret does not open: sealed under another (`secret:status`). */
+  async sealedUnderOtherSecret(): Promise<AnswerSealedUnderOtherSecret[]> {
+    const answers = await this.keys.sealedAnswers();
+    return answers
+      .filter(({ sealedBody }) => !this.secrets.sealedWith(sealedBody, this.secrets.writingFingerprint))
+      .map(({ partnerId, environment, key }) => ({ partnerId, environment, key }));
+  }
+
+  /** Seals every sealed answer again with `reseal` (`secret:rotate`, in its transaction); how many. */
+  resealAnswers(reseal: (sealed: string) => string): Promise<number> {
+    return this.keys.resealAll(reseal);
   }
 }
 

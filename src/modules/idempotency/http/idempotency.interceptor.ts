@@ -9,14 +9,13 @@ import {
   isValidIdempotencyKey,
   takesIdempotencyKey,
 } from '../../../shared/http/idempotency-key.js';
+import { JSON_CONTENT_TYPE, sameAnswer, type HeldIdempotencyKey } from '../../../shared/idempotency/keyed-answer.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { IdempotencyService } from '../application/idempotency.service.js';
 import type { HeldKey, StoredAnswer } from '../domain/idempotency-key.repository.js';
 
 /** The answer headers a client reads, stored and replayed with the body (ADR 0144). */
 const REPLAYED_HEADERS = ['content-type', 'location', 'retry-after'] as const;
-/** What Fastify sends a JSON body as. */
-const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
  * Idempotency-Key at the HTTP edge (DECISIONS 30), for every operation that takes one.
@@ -46,7 +45,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       mergeMap((outcome) => {
         switch (outcome.kind) {
           case 'claimed':
-            return this.process(outcome.held, reply, next);
+            return this.process(outcome.held, request, reply, next);
           case 'answered':
             return of(replay(outcome.answer, reply));
           case 'in_use':
@@ -69,15 +68,27 @@ export class IdempotencyInterceptor implements NestInterceptor {
   /**
    * The request, processed as usual. A success is stored before it is sent; a failure gives
    * the key up (nothing was done: the work of a failed request is rolled back), so a
-   * corrected retry with the same key is processed.
+   * corrected retry with the same key is processed. The handler is offered the held key
+   * (`HeldKey`): a work of one statement stores its answer itself, and nothing is left to
+   * store when it stored these bytes. An answer that carries a secret is stored sealed.
    */
-  private process(held: HeldKey, reply: FastifyReply, next: CallHandler): Observable<unknown> {
+  private process(held: HeldKey, request: FastifyRequest, reply: FastifyReply, next: CallHandler): Observable<unknown> {
+    const forWork: HeldIdempotencyKey = {
+      partnerId: held.tenant.partnerId,
+      environment: held.tenant.environment,
+      key: held.key,
+      claimToken: held.claimToken,
+    };
+    request.heldIdempotencyKey = forWork;
     return next.handle().pipe(
       mergeMap(async (value) => {
         const answer = answerOf(reply, value);
+        const seal = carriesSecret(value);
+        // Stored by the work's own statement: these very bytes, and nothing to seal.
+        const storedWithWork = !seal && forWork.storedInWork !== undefined && sameAnswer(forWork.storedInWork, answer);
         if (answer.status >= 400) {
           await this.idempotency.release(held);
-        } else if (!(await this.idempotency.complete(held, answer))) {
+        } else if (!storedWithWork && !(await this.idempotency.complete(held, answer, { seal }))) {
           this.logger.warn(`Idempotency-Key of ${held.tenant.partnerId} (${held.tenant.environment}) was taken over before its answer was stored.`);
         }
         return value;
@@ -102,6 +113,19 @@ function answerOf(reply: FastifyReply, value: unknown): StoredAnswer {
   }
   if (body !== '' && headers['content-type'] === undefined) headers['content-type'] = JSON_CONTENT_TYPE;
   return { status: reply.statusCode, headers, body };
+}
+
+/** Field names of secrets: a webhook endpoint's `secret`, a credential's `client_secret`, keys and tokens. */
+const SECRET_FIELD = /secret|password|private_key|access_token|refresh_token/i;
+
+/**
+ * Whether an answer carries a secret, by its fields' names at any depth: such an answer is
+ * stored sealed, so that no secret sits in plaintext in `idempotency_keys` for its 24 hours.
+ */
+export function carriesSecret(value: unknown, depth = 0): boolean {
+  if (value === null || typeof value !== 'object' || depth > 8) return false;
+  if (Array.isArray(value)) return value.some((item) => carriesSecret(item, depth + 1));
+  return Object.entries(value).some(([name, field]) => SECRET_FIELD.test(name) || carriesSecret(field, depth + 1));
 }
 
 /** Sets the stored status and headers; what the handler would have returned is the stored body, sent as is. */

@@ -20,6 +20,8 @@ export class IdempotencyKeyEntity {
   @Column('smallint', { name: 'response_status', nullable: true }) responseStatus: number | null;
   @Column('jsonb', { name: 'response_headers', nullable: true }) responseHeaders: Record<string, string> | null;
   @Column('text', { name: 'response_body', nullable: true }) responseBody: string | null;
+  /** Whether the body is sealed with the server secrets: an answer that carries a secret (ADR 0144). */
+  @Column('boolean', { name: 'response_sealed', default: false }) responseSealed: boolean;
   @Column('timestamptz', { name: 'expires_at' }) expiresAt: Date;
 }
 

@@ -9,6 +9,7 @@ import type { Tenant } from '../../../shared/tenancy/tenant.js';
  * copies of answers already given, whose data the owning modules export, so they add nothing
  * to an export; but an erasure or a test clock's clean slate deletes them, so no replay can
  * hand the id out again. A key whose answer matched is simply gone: its retry is processed anew.
+ * Sealed answers (those carrying a secret: webhook endpoints') name no subscriber.
  */
 @Injectable()
 export class IdempotencySubscriberData implements SubscriberDataHolder {

@@ -1,5 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DomainError, invalidRequest } from '../../../shared/errors/domain-error.js';
+import type { AnswerWithWork } from '../../../shared/idempotency/keyed-answer.js';
 import { SubscriberClock } from '../../../shared/tenancy/subscriber-clock.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CatalogService, chapterIdOf, chapterNumberOf } from '../../catalog/index.js';
@@ -36,8 +37,10 @@ export class PlaybackService implements OnModuleInit {
    * Stores the position (last write wins), records listening activity and moves
    * current_chapter forward, atomically, with the check that the chapter is released (the
    * drip as a condition on the start the statement reads): one statement for the usual save.
+   * A keyed PUT's answer is stored by that statement too (`keyed`, ADR 0144): the answer is
+   * known before it runs, as the statement stores exactly the position it is given.
    */
-  async write(tenant: Tenant, subscriberId: string, write: PlaybackWrite): Promise<PlaybackPosition> {
+  async write(tenant: Tenant, subscriberId: string, write: PlaybackWrite, keyed?: AnswerWithWork<PlaybackPosition>): Promise<PlaybackPosition> {
     const chapterNumber = chapterNumberOf(write.novelId, write.chapterId);
     if (chapterNumber === null) {
       throw invalidRequest(
@@ -51,8 +54,10 @@ export class PlaybackService implements OnModuleInit {
     // The release is judged at the subscriber's now (a test clock's); the write, and the
     // listening it records for analytics, happen at the real time.
     const position = { novelId: novel.id, chapterNumber, positionSeconds: write.positionSeconds, updatedAt: new Date() };
-    const written = await this.positions.upsertListeningIfReleased(tenant, subscriberId, position, releaseCondition(chapterNumber, now));
+    const answer = keyed && { held: keyed.held, answer: keyed.answerFor(position) };
+    const written = await this.positions.upsertListeningIfReleased(tenant, subscriberId, position, releaseCondition(chapterNumber, now), answer);
     if (!written.position) throw invalidRequest(notReleasedReason(novel.id, chapterNumber, this.releases.releaseOf(written, chapterNumber, now)));
+    if (answer && written.answerStored) answer.held.storedInWork = answer.answer;
     return written.position;
   }
 

@@ -2,10 +2,13 @@ import { applyDecorators, Body, Controller, Get, Param, Put, Query } from '@nest
 import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ErrorBodyDto } from '../../../shared/http/error-body.dto.js';
 import { subscriberIdPipe } from '../../../shared/http/identifiers.js';
+import { HeldKey } from '../../../shared/http/idempotency-key.js';
+import { jsonAnswer, type HeldIdempotencyKey } from '../../../shared/idempotency/keyed-answer.js';
 import { readingPaths } from '../../../shared/http/surfaces.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentTenant, RequireScopes } from '../../identity/index.js';
 import { PlaybackService } from '../application/playback.service.js';
+import type { PlaybackPosition } from '../domain/playback-position.js';
 import { PlaybackPositionDto, playbackPositionDto, PlaybackPositionQueryDto, PlaybackPositionWriteDto } from './playback.dto.js';
 
 const subscriberId = () => Param('id', subscriberIdPipe('subscriber id'));
@@ -55,9 +58,16 @@ export class PlaybackController {
   @RequireScopes('audioapp:playback:write')
   @ApiOperation(WRITE)
   @WRITE_ANSWERS
-  async write(@CurrentTenant() tenant: Tenant, @subscriberId() id: string, @Body() body: PlaybackPositionWriteDto): Promise<PlaybackPositionDto> {
-    const position = await this.playback.write(tenant, id, { novelId: body.novel_id, chapterId: body.chapter_id, positionSeconds: body.position_seconds });
-    return playbackPositionDto(id, position);
+  async write(
+    @CurrentTenant() tenant: Tenant,
+    @subscriberId() id: string,
+    @Body() body: PlaybackPositionWriteDto,
+    @HeldKey() held?: HeldIdempotencyKey,
+  ): Promise<PlaybackPositionDto> {
+    const write = { novelId: body.novel_id, chapterId: body.chapter_id, positionSeconds: body.position_seconds };
+    // Keyed, the answer is stored by the write's own statement (ADR 0144): the same bytes as this method returns.
+    const keyed = held && { held, answerFor: (position: PlaybackPosition) => jsonAnswer(200, playbackPositionDto(id, position)) };
+    return playbackPositionDto(id, await this.playback.write(tenant, id, write, keyed));
   }
 
   @Get('subscriber/:id/playback-position')
@@ -72,7 +82,12 @@ export class PlaybackController {
   @RequireScopes('audioapp:playback:write')
   @ApiOperation(alias('PUT', WRITE))
   @WRITE_ANSWERS
-  writeAlias(@CurrentTenant() tenant: Tenant, @subscriberId() id: string, @Body() body: PlaybackPositionWriteDto): Promise<PlaybackPositionDto> {
-    return this.write(tenant, id, body);
+  writeAlias(
+    @CurrentTenant() tenant: Tenant,
+    @subscriberId() id: string,
+    @Body() body: PlaybackPositionWriteDto,
+    @HeldKey() held?: HeldIdempotencyKey,
+  ): Promise<PlaybackPositionDto> {
+    return this.write(tenant, id, body, held);
   }
 }

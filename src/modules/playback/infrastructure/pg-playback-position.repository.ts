@@ -1,13 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../../shared/persistence/db.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import { answerArguments } from '../../idempotency/queries.js';
 import type { ReleaseCondition } from '../../reading/index.js';
 import { readerOfRow, type ReaderRow } from '../../reading/queries.js';
 import type { PlaybackPosition } from '../domain/playback-position.js';
-import { PlaybackPositionRepository, type PositionWithReader } from '../domain/playback-position.repository.js';
+import { PlaybackPositionRepository, type AnswerToStore, type PositionWithReader } from '../domain/playback-position.repository.js';
 import { PLAYBACK_STATEMENTS } from '../queries.js';
 
 type PositionRow = ReaderRow & { chapter_number: number | null; position_seconds: number | null; updated_at: Date | null };
+type SaveRow = PositionRow & { released: boolean; answer_stored?: boolean };
 
 /** Playback positions, written and read by the statements of `../queries.ts` (one per request; two for a chapter's first save of a day). */
 @Injectable()
@@ -16,7 +18,13 @@ export class PgPlaybackPositionRepository extends PlaybackPositionRepository {
     super();
   }
 
-  async upsertListeningIfReleased(tenant: Tenant, subscriberId: string, position: PlaybackPosition, released: ReleaseCondition): Promise<PositionWithReader> {
+  async upsertListeningIfReleased(
+    tenant: Tenant,
+    subscriberId: string,
+    position: PlaybackPosition,
+    released: ReleaseCondition,
+    answer?: AnswerToStore,
+  ): Promise<PositionWithReader> {
     const args = {
       partner: tenant.partnerId,
       environment: tenant.environment,
@@ -28,20 +36,22 @@ export class PgPlaybackPositionRepository extends PlaybackPositionRepository {
       standardCutoff: released.startedBefore.standard,
       earlyCutoff: released.startedBefore.earlyAccess,
     };
-    const { usualSave, firstSaveOfDay } = PLAYBACK_STATEMENTS;
-    let [row] = await this.db.prepared<PositionRow & { released: boolean }>(
-      'playback.upsert-position-if-listening-recorded',
-      usualSave.text,
-      usualSave.bind(args),
-    );
-    if (row.chapter_number === null && row.released) {
-      [row] = await this.db.prepared<PositionRow & { released: boolean }>(
-        'playback.upsert-listening-if-released',
-        firstSaveOfDay.text,
-        firstSaveOfDay.bind(args),
-      );
-    }
-    return this.withReader(position.novelId, row);
+    const { usualSave, firstSaveOfDay, usualSaveAnswered, firstSaveOfDayAnswered } = PLAYBACK_STATEMENTS;
+    // A keyed PUT: the same statements, storing its answer with the position (ADR 0144).
+    const save = (which: 'usual' | 'first') => {
+      if (answer) {
+        const keyedArgs = { ...args, ...answerArguments(answer.held, answer.answer) };
+        return which === 'usual'
+          ? this.db.prepared<SaveRow>('playback.upsert-position-if-listening-recorded.answered', usualSaveAnswered.text, usualSaveAnswered.bind(keyedArgs))
+          : this.db.prepared<SaveRow>('playback.upsert-listening-if-released.answered', firstSaveOfDayAnswered.text, firstSaveOfDayAnswered.bind(keyedArgs));
+      }
+      return which === 'usual'
+        ? this.db.prepared<SaveRow>('playback.upsert-position-if-listening-recorded', usualSave.text, usualSave.bind(args))
+        : this.db.prepared<SaveRow>('playback.upsert-listening-if-released', firstSaveOfDay.text, firstSaveOfDay.bind(args));
+    };
+    let [row] = await save('usual');
+    if (row.chapter_number === null && row.released) [row] = await save('first');
+    return { ...this.withReader(position.novelId, row), ...(answer ? { answerStored: row.answer_stored === true } : {}) };
   }
 
   async findWithReader(tenant: Tenant, subscriberId: string, novelId: string): Promise<PositionWithReader> {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ConfigError } from '../../../config/app-config.js';
 import { ServerSecrets } from '../../../shared/crypto/server-secrets.js';
 import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
+import { IdempotencyService } from '../../idempotency/index.js';
 import { PartnerCredentialsService, SigningKeyService, TOKEN_ISSUERS, type TokenIssuer } from '../../identity/index.js';
 import { WebhookEndpointsService } from '../../webhooks/index.js';
 import { SecretFingerprintRepository } from '../domain/secret-fingerprint.repository.js';
@@ -10,6 +11,8 @@ import { SECRET_MISMATCH } from './server-secret-gate.js';
 export interface RotationResult {
   signing_keys_resealed: number;
   webhook_secrets_resealed: number;
+  /** Stored answers of keyed writes that carry a secret (ADR 0144). */
+  idempotent_answers_resealed: number;
   /** Credentials whose secret is still hashed under SERVER_SECRET_PREVIOUS: each upgrades at its next token request. */
   credentials_awaiting_upgrade: number;
   /** After a leak only: what was replaced because the old secret unseals it in any older copy of the database. */
@@ -27,7 +30,7 @@ export interface AfterLeakRotation {
 /**
  * `secret:rotate` (ADR 0003): once every replica runs with SERVER_SECRET (new) and
  * SERVER_SECRET_PREVIOUS (old), moves the database to the new secret in one transaction:
- * every sealed private key and webhook secret re-sealed, the new fingerprint recorded, and
+ * every sealed private key, webhook secret and stored answer carrying one re-sealed, the new fingerprint recorded, and
  * every replica told to write with it at commit. Run again, it reports how many
  * credentials still wait for their upgrade.
  */
@@ -40,6 +43,7 @@ export class SecretRotationService {
     private readonly signingKeys: SigningKeyService,
     private readonly webhookEndpoints: WebhookEndpointsService,
     private readonly credentials: PartnerCredentialsService,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
   /**
@@ -58,6 +62,7 @@ export class SecretRotationService {
       const counts = {
         signing_keys_resealed: await this.signingKeys.resealAll(reseal),
         webhook_secrets_resealed: await this.webhookEndpoints.resealAllSecrets(reseal),
+        idempotent_answers_resealed: await this.idempotency.resealAnswers(reseal),
       };
       await this.fingerprints.replace(current);
       return { ...counts, ...(afterLeak ? { after_leak: await this.replaceLeakedMaterial() } : {}) };

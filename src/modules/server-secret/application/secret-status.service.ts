@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ServerSecrets } from '../../../shared/crypto/server-secrets.js';
+import { IdempotencyService } from '../../idempotency/index.js';
 import { PartnerCredentialsService, SigningKeyService } from '../../identity/index.js';
 import { WebhookEndpointsService } from '../../webhooks/index.js';
 
@@ -12,6 +13,8 @@ export interface SecretStatus {
   signing_keys: { kid: string; issuer: string; signs_from: string }[];
   /** Endpoints with a secret sealed under another secret (written by a replica on an old one): `secret:rotate` re-seals them. */
   webhook_endpoints: { endpoint_id: string; partner_id: string; environment: string }[];
+  /** Stored answers of keyed writes sealed under another secret (they carry a secret): `secret:rotate` re-seals them. */
+  idempotent_answers: { partner_id: string; environment: string; key: string }[];
 }
 
 /**
@@ -26,13 +29,15 @@ export class SecretStatusService {
     private readonly credentials: PartnerCredentialsService,
     private readonly signingKeys: SigningKeyService,
     private readonly webhookEndpoints: WebhookEndpointsService,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
   async status(): Promise<SecretStatus> {
-    const [credentials, keys, endpoints] = await Promise.all([
+    const [credentials, keys, endpoints, answers] = await Promise.all([
       this.credentials.hashedUnderOtherSecret(),
       this.signingKeys.sealedUnderOtherSecret(),
       this.webhookEndpoints.sealedUnderOtherSecret(),
+      this.idempotency.sealedUnderOtherSecret(),
     ]);
     return {
       recorded_secret: this.secrets.writingFingerprint === this.secrets.fingerprints.current ? 'SERVER_SECRET' : 'SERVER_SECRET_PREVIOUS',
@@ -44,6 +49,7 @@ export class SecretStatusService {
       })),
       signing_keys: keys.map((k) => ({ kid: k.kid, issuer: k.issuer, signs_from: k.signsFrom.toISOString() })),
       webhook_endpoints: endpoints.map((e) => ({ endpoint_id: e.endpointId, partner_id: e.partnerId, environment: e.environment })),
+      idempotent_answers: answers.map((a) => ({ partner_id: a.partnerId, environment: a.environment, key: a.key })),
     };
   }
 }
