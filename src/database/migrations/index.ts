@@ -25,6 +25,7 @@ import { SubscriberErasure1764200100000 } from './1764200100000-subscriber-erasu
 import { IdempotencyKeys1764200300000 } from './1764200300000-idempotency-keys.js';
 import { UnlockScheduleTenantDue1764200500000 } from './1764200500000-unlock-schedule-tenant-due.js';
 import { OperatorAudit1764200600000 } from './1764200600000-operator-audit.js';
+import { EngagementMonthCounts1764200810000 } from './1764200810000-engagement-month-counts.js';
 
 /** Every migration, in order of its timestamp. `npm run migration:generate` writes this file. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   IdempotencyKeys1764200300000,
   UnlockScheduleTenantDue1764200500000,
   OperatorAudit1764200600000,
+  EngagementMonthCounts1764200810000,
 ];
