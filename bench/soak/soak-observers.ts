@@ -16,8 +16,9 @@ export const TABLE_ALLOWANCES: readonly TableAllowance[] = [
   { table: 'reading_activity', rowsPerRequest: { 'position-put': 1, 'position-put-keyed': 1, finish: 1 } },
   { table: 'reading_chapter_days', rowsPerRequest: { 'position-put': 1, 'position-put-keyed': 1, finish: 1 } },
   { table: 'reading_reader_days', rowsPerRequest: { 'position-put': 1, 'position-put-keyed': 1, finish: 1 } },
-  // Signed counts (ADR 0129): a delta per activity row, folded every minute into one row per key.
+  // Signed counts (ADR 0129): a delta per activity row (and its month's), folded every minute into one row per key.
   { table: 'engagement_day_counts', rowsPerRequest: { 'position-put': 1, 'position-put-keyed': 1, finish: 1 } },
+  { table: 'engagement_month_counts', rowsPerRequest: { 'position-put': 1, 'position-put-keyed': 1, finish: 1 } },
   { table: 'entitlement_counts', rowsPerRequest: {} },
   { table: 'novel_progress', rowsPerRequest: {} },
   { table: 'entitlements', rowsPerRequest: {} },

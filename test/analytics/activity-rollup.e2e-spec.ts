@@ -21,7 +21,7 @@ let db: DataSource;
 beforeAll(async () => {
   db = t.app.get(DataSource);
 });
-const TRUNCATE = 'TRUNCATE reading_activity, reading_reader_days, reading_chapter_days, engagement_day_counts';
+const TRUNCATE = 'TRUNCATE reading_activity, reading_reader_days, reading_chapter_days, engagement_day_counts, engagement_month_counts';
 beforeEach(() => db.query(TRUNCATE));
 
 interface Event {

@@ -90,7 +90,7 @@ describe('started, finished and ending counts per day', () => {
   it('sum to what novel_progress holds, for every period, whatever the writes and folds (property)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 25 }), async (steps) => {
-        await db.query('TRUNCATE novel_progress, engagement_day_counts');
+        await db.query('TRUNCATE novel_progress, engagement_day_counts, engagement_month_counts');
         for (const s of steps) await apply(s);
         expect(await mismatches()).toEqual([]);
         await apply({ kind: 'fold' });
@@ -101,7 +101,7 @@ describe('started, finished and ending counts per day', () => {
   });
 
   it('leave a chapter read alone: updating the current chapter writes no count', async () => {
-    await db.query('TRUNCATE novel_progress, engagement_day_counts');
+    await db.query('TRUNCATE novel_progress, engagement_day_counts, engagement_month_counts');
     await apply({ kind: 'open', subscriber: 1, novel: 0, at: FIRST_DAY });
     const countRows = async () => (await db.query(`SELECT count(*)::int AS n FROM engagement_day_counts`))[0].n;
     const before = await countRows();

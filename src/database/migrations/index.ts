@@ -26,6 +26,7 @@ import { IdempotencyKeys1764200300000 } from './1764200300000-idempotency-keys.j
 import { UnlockScheduleTenantDue1764200500000 } from './1764200500000-unlock-schedule-tenant-due.js';
 import { OperatorAudit1764200600000 } from './1764200600000-operator-audit.js';
 import { IdempotencySealedAnswers1764200730000 } from './1764200730000-idempotency-sealed-answers.js';
+import { EngagementMonthCounts1764200810000 } from './1764200810000-engagement-month-counts.js';
 
 /** Every migration, in order of its timestamp. `npm run migration:generate` writes this file. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   UnlockScheduleTenantDue1764200500000,
   OperatorAudit1764200600000,
   IdempotencySealedAnswers1764200730000,
+  EngagementMonthCounts1764200810000,
 ];

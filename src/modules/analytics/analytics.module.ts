@@ -6,7 +6,7 @@ import { RollupRetentionRepository } from './domain/rollup-retention.repository.
 import { AnalyticsController } from './http/analytics.controller.js';
 import { PgEngagementRepository } from './infrastructure/pg-engagement.repository.js';
 import { PgRollupRetentionRepository } from './infrastructure/pg-rollup-retention.repository.js';
-import { ENGAGEMENT_DAY_COUNTS } from './infrastructure/analytics.entities.js';
+import { ENGAGEMENT_DAY_COUNTS, ENGAGEMENT_MONTH_COUNTS } from './infrastructure/analytics.entities.js';
 import { ANALYTICS_EXEMPT_COLUMNS, AnalyticsSubscriberData } from './infrastructure/analytics.subscriber-data.js';
 import { subscriberData } from '../../shared/persistence/subscriber-rows.js';
 
@@ -18,6 +18,7 @@ import { subscriberData } from '../../shared/persistence/subscriber-rows.js';
     { provide: EngagementRepository, useClass: PgEngagementRepository },
     { provide: RollupRetentionRepository, useClass: PgRollupRetentionRepository },
     ENGAGEMENT_DAY_COUNTS,
+    ENGAGEMENT_MONTH_COUNTS,
     EngagementReportService,
     RollupRetentionJob,
   ],

@@ -1,6 +1,6 @@
 -- The rules of the analytics module that live in the database: the rollup of reading
 -- activity into reader and chapter days, and the signed per-day counts of the engagement
--- report (ADR 0129). The current text, as PostgreSQL prints it;
+-- report (ADR 0129), summed by month for its whole months. The current text, as PostgreSQL prints it;
 -- test/architecture/database-definitions.e2e-spec.ts keeps it equal to a freshly migrated
 -- database. Change it with a migration, then rewrite this file.
 --
@@ -27,6 +27,19 @@ AS $function$
             FROM (SELECT OLD.partner_id, OLD.environment, OLD.day, OLD.previous_day, -1 AS sign UNION ALL SELECT NEW.partner_id, NEW.environment, NEW.day, NEW.previous_day, 1) AS r
            GROUP BY 1, 2, 4, 5 HAVING sum(sign) <> 0;
         END IF;
+        RETURN NULL;
+      END $function$
+
+-- function engagement_count_months()
+CREATE OR REPLACE FUNCTION public.engagement_count_months()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+      BEGIN
+        INSERT INTO engagement_month_counts (partner_id, environment, measure, month, since_day, novel_id, choice_id, count)
+        SELECT partner_id, environment, measure, date_trunc('month', day::timestamp)::date, since_day, novel_id, choice_id, sum(count)
+          FROM new_rows WHERE NOT settled
+         GROUP BY 1, 2, 3, 4, 5, 6, 7 HAVING sum(count) <> 0;
         RETURN NULL;
       END $function$
 
@@ -109,6 +122,9 @@ AS $function$
       AND chain.linked_day IS NOT NULL AND target.previous_day <> chain.linked_day;
         RETURN NULL;
       END $function$
+
+-- trigger engagement_day_counts.engagement_month_counts
+CREATE TRIGGER engagement_month_counts AFTER INSERT ON public.engagement_day_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION engagement_count_months();
 
 -- trigger reading_activity.reading_activity_roll_up
 CREATE TRIGGER reading_activity_roll_up AFTER INSERT ON public.reading_activity REFERENCING NEW TABLE AS new_activity FOR EACH STATEMENT EXECUTE FUNCTION reading_activity_roll_up();

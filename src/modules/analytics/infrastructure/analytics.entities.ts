@@ -67,7 +67,35 @@ export class EngagementDayCountEntity {
   @Column('boolean', { default: false }) settled: boolean;
 }
 
-export const ANALYTICS_ENTITIES = [ReadingActivityEntity, ReadingReaderDayEntity, ReadingChapterDayEntity, EngagementDayCountEntity];
+/**
+ * The day counts summed by UTC month (`month`, its first day), kept by a trigger on the day
+ * counts and folded the same way (migration 1764200810000): a report's whole months.
+ */
+@Entity('engagement_month_counts')
+@Check('engagement_month_counts_measure_check', `measure IN ('readers', 'chapters', 'started', 'finished', 'endings')`)
+@Check('engagement_month_counts_month_check', `extract(day FROM month) = 1`)
+@Index('engagement_month_counts_period', { synchronize: false })
+@Index('engagement_month_counts_unsettled', { synchronize: false })
+export class EngagementMonthCountEntity {
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: string;
+  @Column('uuid', { name: 'partner_id' }) partnerId: string;
+  @Column('text') environment: string;
+  @Column('text') measure: string;
+  @Column('date') month: string;
+  @Column('date', { name: 'since_day', default: () => "'-infinity'" }) sinceDay: string;
+  @Column('text', { name: 'novel_id', default: '' }) novelId: string;
+  @Column('text', { name: 'choice_id', default: '' }) choiceId: string;
+  @Column('bigint') count: string;
+  @Column('boolean', { default: false }) settled: boolean;
+}
+
+export const ANALYTICS_ENTITIES = [
+  ReadingActivityEntity,
+  ReadingReaderDayEntity,
+  ReadingChapterDayEntity,
+  EngagementDayCountEntity,
+  EngagementMonthCountEntity,
+];
 
 /** The day counts' key, for their folding. */
 export const ENGAGEMENT_DAY_COUNTS = signedCounts('engagement_day_counts', [
@@ -75,6 +103,17 @@ export const ENGAGEMENT_DAY_COUNTS = signedCounts('engagement_day_counts', [
   'environment',
   'measure',
   'day',
+  'since_day',
+  'novel_id',
+  'choice_id',
+]);
+
+/** The month counts' key, for their folding. */
+export const ENGAGEMENT_MONTH_COUNTS = signedCounts('engagement_month_counts', [
+  'partner_id',
+  'environment',
+  'measure',
+  'month',
   'since_day',
   'novel_id',
   'choice_id',

@@ -1,14 +1,28 @@
 import { Injectable } from '@nestjs/common';
 import { ReportingDb } from '../../../shared/persistence/reporting-db.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
+import { countSpans } from '../domain/count-spans.js';
 import type { EndingCount, ReadingTotals, StartedNovels } from '../domain/engagement-report.js';
 import { EngagementRepository } from '../domain/engagement.repository.js';
 import type { ReportingWindow } from '../domain/reporting-window.js';
 
 /**
- * Analytics is a reporting context: it reads its own counts per day (kept by triggers on
- * the activity rollups and on the reading module's novel_progress, ADR 0129) and the
- * catalog's ending labels with read-only SQL. It never writes to the reading tables.
+ * The count rows of `measures` (constants, never input) over a window: the monthly sums of
+ * its months read whole ($3..$4, none when null) and the day counts of the spans
+ * ($5 first, $6 last, $7 sign) of countSpans. Together they sum exactly the window's days.
+ */
+const countRows = (measures: string) => `
+  SELECT measure, since_day, novel_id, choice_id, count FROM engagement_month_counts
+   WHERE partner_id = $1 AND environment = $2 AND measure IN (${measures}) AND month BETWEEN $3::date AND $4::date
+  UNION ALL
+  SELECT d.measure, d.since_day, d.novel_id, d.choice_id, d.count * s.sign
+    FROM unnest($5::date[], $6::date[], $7::int[]) AS s (first, last, sign)
+    JOIN engagement_day_counts d ON d.partner_id = $1 AND d.environment = $2 AND d.measure IN (${measures}) AND d.day BETWEEN s.first AND s.last`;
+
+/**
+ * Analytics is a reporting context: it reads its own counts per day and month (kept by
+ * triggers on the activity rollups and on the reading module's novel_progress, ADR 0129)
+ * and the catalog's ending labels with read-only SQL. It never writes to the reading tables.
  */
 @Injectable()
 export class PgEngagementRepository extends EngagementRepository {
@@ -23,10 +37,9 @@ export class PgEngagementRepository extends EngagementRepository {
     const [row] = await this.db.query<{ active_readers: number; chapters_read: number }>(
       `SELECT coalesce(sum(count) FILTER (WHERE measure = 'readers'), 0)::int AS active_readers,
               coalesce(sum(count) FILTER (WHERE measure = 'chapters'), 0)::int AS chapters_read
-         FROM engagement_day_counts
-        WHERE partner_id = $1 AND environment = $2 AND measure IN ('readers', 'chapters')
-          AND day BETWEEN $3::date AND $4::date AND since_day < $3::date`,
-      [tenant.partnerId, tenant.environment, window.start, window.end],
+         FROM (${countRows(`'readers', 'chapters'`)}) AS c
+        WHERE since_day < $8::date`,
+      [...this.spans(tenant, window), window.start],
     );
     return { activeReaders: row.active_readers, chaptersRead: row.chapters_read };
   }
@@ -35,9 +48,8 @@ export class PgEngagementRepository extends EngagementRepository {
     const [row] = await this.db.query<{ started: number; finished: number }>(
       `SELECT coalesce(sum(count) FILTER (WHERE measure = 'started'), 0)::int AS started,
               coalesce(sum(count) FILTER (WHERE measure = 'finished'), 0)::int AS finished
-         FROM engagement_day_counts
-        WHERE partner_id = $1 AND environment = $2 AND measure IN ('started', 'finished') AND day BETWEEN $3::date AND $4::date`,
-      [tenant.partnerId, tenant.environment, window.start, window.end],
+         FROM (${countRows(`'started', 'finished'`)}) AS c`,
+      this.spans(tenant, window),
     );
     return row;
   }
@@ -48,13 +60,26 @@ export class PgEngagementRepository extends EngagementRepository {
     return this.db.query<EndingCount>(
       `SELECT c.novel_id AS "novelId", c.choice_id AS "choiceId", coalesce(e.label, c.choice_id) AS label, c.count
        FROM (SELECT novel_id, choice_id, sum(count)::int AS count
-               FROM engagement_day_counts
-              WHERE partner_id = $1 AND environment = $2 AND measure = 'endings' AND day BETWEEN $3::date AND $4::date
+               FROM (${countRows(`'endings'`)}) AS c
               GROUP BY novel_id, choice_id
-             HAVING sum(count) >= $5) AS c
+             HAVING sum(count) >= $8) AS c
        LEFT JOIN endings e ON e.environment = $2 AND e.novel_id = c.novel_id AND e.choice_id = c.choice_id
        ORDER BY c.novel_id, e.sort_order NULLS LAST, c.choice_id`,
-      [tenant.partnerId, tenant.environment, window.start, window.end, minimum],
+      [...this.spans(tenant, window), minimum],
     );
+  }
+
+  /** $1..$7 of countRows. */
+  private spans(tenant: Tenant, window: ReportingWindow): unknown[] {
+    const { months, days } = countSpans(window);
+    return [
+      tenant.partnerId,
+      tenant.environment,
+      months?.first ?? null,
+      months?.last ?? null,
+      days.map((span) => span.first),
+      days.map((span) => span.last),
+      days.map((span) => span.sign),
+    ];
   }
 }
