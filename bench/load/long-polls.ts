@@ -48,8 +48,20 @@ export async function measureLongPolls(url: string, env: Record<string, string>,
           (r) => r.json() as Promise<{ data?: unknown[] }>,
         ),
       );
-      // Every poll has made its own first read and waits.
-      while (reads < readsBefore + polls) await sleep(20);
+      // Every poll has made its own first read and waits. A poll answered before the event
+      // (refused, or failed) would never read: say so instead of waiting for it forever.
+      let answered = 0;
+      for (const poll of waiting)
+        poll.then(
+          () => answered++,
+          () => answered++,
+        );
+      const deadline = Date.now() + 30_000;
+      while (reads < readsBefore + polls) {
+        if (answered > 0) throw new Error(`long polls: ${answered} of ${polls} answered before the event was written`);
+        if (Date.now() > deadline) throw new Error(`long polls: ${reads - readsBefore} of ${polls} read the feed within 30 s`);
+        await sleep(20);
+      }
       await sleep(200);
       const before = reads;
       const committed = performance.now();
