@@ -100,16 +100,16 @@ async function benchOnce(options: BenchOptions, serversNode: { path: string; ver
         `bench: database with no load: ${databaseIdle.statements?.toFixed(1)} statements/s, ${databaseIdle.cpuMs?.toFixed(1)} ms of PostgreSQL CPU/s ` +
           `(the servers' background jobs; taken out of every measured window)`,
       );
-      // The framework probe verifies the service's tokens (same database, keys and issuer).
-      const probeTokens = await issueTokens(service.baseUrl, data.credentials, options.size.tokensPerCredential);
-      const probeRotation: Rotation = {
-        tokens: probeTokens,
+      // The framework probe verifies the service's tokens (same database, keys and issuer),
+      // issued afresh for each measurement: the endpoints' runs between the two outlast a token.
+      const probeRotation = async (): Promise<Rotation> => ({
+        tokens: await issueTokens(service.baseUrl, data.credentials, options.size.tokensPerCredential),
         credentials: data.credentials,
         readers: data.readers,
         novelIds: data.novelIds,
         period: data.period,
-      };
-      await probes.measure(options, probeRotation, meter);
+      });
+      await probes.measure(options, await probeRotation(), meter);
       const results: EndpointResult[] = [];
       const sql: SqlComparison[] = [];
       for (const scenario of SCENARIOS) {
@@ -122,7 +122,7 @@ async function benchOnce(options: BenchOptions, serversNode: { path: string; ver
           sql.push(await statementsPerRequest(database.url, scenario, rotation, service, baseline));
         }
       }
-      await probes.measure(options, probeRotation, meter);
+      await probes.measure(options, await probeRotation(), meter);
       const probeResults = probes.results();
       attachLimits(results, SCENARIOS, probeResults);
       const tokenCache = await checkTokenCache(service, data.credentials, options.quick ? 1000 : 3000);
