@@ -2,9 +2,11 @@
 // `extraModules` (main.ts passes none, so no setting mounts them in production):
 // - GET /v1/bench-probe/json: the json probe's body, after the access guard has verified a token;
 // - GET /v1/bench-probe/pk-select/:id: the pk-select probe's statement and answer, after the guard;
-// - PUT /v1/bench-probe/upsert/:id: the upsert probe's, its body a class-validator DTO as the PUT's.
+// - PUT /v1/bench-probe/upsert/:id: the upsert probe's, its body a class-validator DTO as the PUT's,
+//   through the idempotency interceptor as the PUT.
 import { Body, Controller, Get, Module, Param, Put } from '@nestjs/common';
 import { IsDefined, IsInt, IsString, Max, Min } from 'class-validator';
+import { TakesIdempotencyKey } from '../../src/modules/idempotency/index.js';
 import { RequireScopes } from '../../src/modules/identity/index.js';
 import { ApiError } from '../../src/shared/errors/api-error.js';
 import { Db } from '../../src/shared/persistence/db.js';
@@ -47,6 +49,8 @@ class FrameworkProbeController {
 
   @Put(`${FRAMEWORK_PROBE_PATHS.upsert}/:id`)
   @RequireScopes()
+  // As every write of the surface (the PUT it stands for has it).
+  @TakesIdempotencyKey()
   async upsert(@Param('id') id: string, @Body() body: UpsertDto): Promise<UpsertBody & { updated_at: string }> {
     const [row] = await this.db.prepared<{ updated_at: Date }>('bench_probe_upsert', UPSERT, [
       Number(id),

@@ -18,7 +18,7 @@ import { ShutdownSignal } from '../shared/shutdown-signal.js';
 import { AllExceptionsFilter } from '../shared/errors/all-exceptions.filter.js';
 import { inputProblem } from '../shared/http/input-limits.js';
 import { surfacesServing } from '../shared/http/surfaces.js';
-import { UndeclaredInputInterceptor } from '../shared/http/undeclared-input.interceptor.js';
+import { UndeclaredInputGuard } from '../shared/http/undeclared-input.guard.js';
 import { createValidationPipe } from '../shared/http/validation.js';
 import { trackAllowedMethods } from './allowed-methods.js';
 import { securityHeaders } from './security-headers.js';
@@ -102,7 +102,8 @@ export async function createApp(
   installRequestHooks(fastify, config, app.get(ShutdownSignal));
   metrics.install(fastify);
   app.useGlobalFilters(new AllExceptionsFilter());
-  app.useGlobalInterceptors(new UndeclaredInputInterceptor(app.get(Reflector)));
+  // After the access guard: APP_GUARD providers joined the global guards when NestFactory.create loaded the modules.
+  app.useGlobalGuards(new UndeclaredInputGuard(app.get(Reflector)));
   app.useGlobalPipes(createValidationPipe());
   setupSwagger(app, config);
   await app.init();

@@ -254,7 +254,7 @@ describe('stored answers that carry a secret', () => {
 describe('the same key with another request', () => {
   it.each([
     ['another body', 'POST', ENTITLEMENTS, { subscriber_id: 'reused', product: 'textapp', status: 'suspended' }],
-    ['another path', 'POST', '/platform/v1/entitlements?x=1', { subscriber_id: 'reused', product: 'textapp', status: 'active' }],
+    ['another path', 'POST', '/v1/subscribers/reused/novels', { subscriber_id: 'reused', product: 'textapp', status: 'active' }],
     ['another method', 'PUT', '/v1/subscribers/reused/playback-position', { novel_id: 'n', chapter_id: 'n-ch1', position_seconds: 1 }],
   ] as const)('answers 422 idempotency_key_reused for %s, and does not process it', async (_, method, url, payload) => {
     const key = `reused-${method}-${url.length}-${JSON.stringify(payload).length}`;
@@ -332,6 +332,19 @@ describe('a refused request', () => {
     expect(corrected.statusCode).toBe(200);
     expect(corrected.headers['idempotent-replayed']).toBeUndefined();
     expect(await historyRows('corrected')).toEqual(['active']);
+  });
+
+  it('with an undeclared query parameter is refused before its key is looked at: 400 even for a key in use elsewhere', async () => {
+    const done = { subscriber_id: 'undeclared-input', product: 'textapp', status: 'active' };
+    expect((await send('POST', ENTITLEMENTS, done, 'undeclared-input-key')).statusCode).toBe(200);
+    const refused = await send('POST', `${ENTITLEMENTS}?x=1`, done, 'undeclared-input-key');
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('Unknown query parameter: x') });
+    const fresh = await send('POST', `${ENTITLEMENTS}?x=1`, { ...done, subscriber_id: 'undeclared-input-2' }, 'undeclared-input-fresh');
+    expect(fresh.statusCode).toBe(400);
+    const corrected = await send('POST', ENTITLEMENTS, { ...done, subscriber_id: 'undeclared-input-2' }, 'undeclared-input-fresh');
+    expect(corrected.statusCode).toBe(200);
+    expect(corrected.headers['idempotent-replayed']).toBeUndefined();
   });
 });
 

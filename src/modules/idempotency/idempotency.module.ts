@@ -1,21 +1,23 @@
-import { Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
+import { Global, Module } from '@nestjs/common';
 import { IdempotencyKeyPurge } from './application/idempotency-key-purge.job.js';
 import { IdempotencyService } from './application/idempotency.service.js';
 import { IdempotencyKeyRepository } from './domain/idempotency-key.repository.js';
-import { IdempotencyInterceptor } from './http/idempotency.interceptor.js';
 import { subscriberData } from '../../shared/persistence/subscriber-rows.js';
 import { IdempotencySubscriberData } from './infrastructure/idempotency.subscriber-data.js';
 import { PgIdempotencyKeyRepository } from './infrastructure/pg-idempotency-key.repository.js';
 
-/** Idempotency-Key on every write that takes one (DECISIONS 30): one interceptor for the whole service. */
+/**
+ * Idempotency-Key on every write that takes one (DECISIONS 30): one interceptor, put on each
+ * such operation with `@TakesIdempotencyKey()`. Global, so that the controllers' modules
+ * can build it with this module's service.
+ */
+@Global()
 @Module({
   providers: [
     ...subscriberData(IdempotencySubscriberData),
     { provide: IdempotencyKeyRepository, useClass: PgIdempotencyKeyRepository },
     IdempotencyService,
     IdempotencyKeyPurge,
-    { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
   ],
   exports: [IdempotencyService],
 })

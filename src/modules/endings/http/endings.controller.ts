@@ -9,6 +9,7 @@ import { CurrentTenant, RequireScopes } from '../../identity/index.js';
 import { SubscriberQueryDto } from '../../../shared/http/subscriber-query.dto.js';
 import { EndingsService } from '../application/endings.service.js';
 import { ChooseEndingDto, EndingsStateDto, endingsStateDto } from './endings.dto.js';
+import { TakesIdempotencyKey } from '../../idempotency/index.js';
 
 const novelId = () => Param('id', novelIdPipe());
 const NOVEL_NOT_FOUND = { type: ErrorBodyDto, description: 'invalid_request: novel does not exist or was removed' };
@@ -32,6 +33,7 @@ export class EndingsController {
   }
 
   @Post('choices')
+  @TakesIdempotencyKey()
   @HttpCode(200)
   @RequireScopes('textapp:progress:write')
   @Extension()

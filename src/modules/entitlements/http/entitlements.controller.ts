@@ -8,6 +8,7 @@ import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentPrincipal, CurrentTenant, RequireScopes, type Principal } from '../../identity/index.js';
 import { EntitlementsService } from '../application/entitlements.service.js';
 import { EntitlementRequestDto, EntitlementWriteDto, SubscriberStatusDto, subscriberStatusDto } from './entitlements.dto.js';
+import { TakesIdempotencyKey } from '../../idempotency/index.js';
 
 @ApiTags('Platform: entitlements')
 @Controller(platformPath())
@@ -15,6 +16,7 @@ export class EntitlementsController {
   constructor(private readonly entitlements: EntitlementsService) {}
 
   @Post('entitlements')
+  @TakesIdempotencyKey()
   @HttpCode(200)
   @RequireScopes('platform:entitlements:write')
   @ApiOperation({

@@ -9,7 +9,7 @@ import { parseByteRange } from '../domain/byte-range.js';
 import { MP3_CONTENT_TYPE } from '../domain/media.storage.js';
 import { MEDIA_ROUTE, type MediaUrlProof } from '../domain/signed-media-url.js';
 import { LocalMediaStorage, type LocalMediaFile } from '../infrastructure/local-media.storage.js';
-import { ReadsRawQuery } from '../../../shared/http/undeclared-input.interceptor.js';
+import { ReadsRawQuery } from '../../../shared/http/undeclared-input.guard.js';
 
 /**
  * Serves the local storage back end's signed URLs (DECISIONS 11). It belongs to that back

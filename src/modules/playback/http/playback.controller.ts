@@ -10,6 +10,7 @@ import { CurrentTenant, RequireScopes } from '../../identity/index.js';
 import { PlaybackService } from '../application/playback.service.js';
 import type { PlaybackPosition } from '../domain/playback-position.js';
 import { PlaybackPositionDto, playbackPositionDto, PlaybackPositionQueryDto, PlaybackPositionWriteDto } from './playback.dto.js';
+import { TakesIdempotencyKey } from '../../idempotency/index.js';
 
 const subscriberId = () => Param('id', subscriberIdPipe('subscriber id'));
 const BAD_REQUEST = { type: ErrorBodyDto, description: 'invalid_request: malformed parameter or body, or the chapter is not yet released for the subscriber' };
@@ -55,6 +56,7 @@ export class PlaybackController {
   }
 
   @Put('subscribers/:id/playback-position')
+  @TakesIdempotencyKey()
   @RequireScopes('audioapp:playback:write')
   @ApiOperation(WRITE)
   @WRITE_ANSWERS
@@ -79,6 +81,7 @@ export class PlaybackController {
   }
 
   @Put('subscriber/:id/playback-position')
+  @TakesIdempotencyKey()
   @RequireScopes('audioapp:playback:write')
   @ApiOperation(alias('PUT', WRITE))
   @WRITE_ANSWERS

@@ -8,6 +8,7 @@ import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentTenant, RequireScopes } from '../../identity/index.js';
 import { erasureDocument, SubscriberDataService } from '../application/subscriber-data.service.js';
 import { SubscriberErasureDto, SubscriberExportDto, subscriberExportDto } from './subscriber-data.dto.js';
+import { TakesIdempotencyKey } from '../../idempotency/index.js';
 
 /** A subscriber's data rights (DECISIONS 29): see everything held, or erase it. */
 @ApiTags('Platform: subscribers')
@@ -30,6 +31,7 @@ export class SubscriberDataController {
   }
 
   @Delete(':subscriber_id')
+  @TakesIdempotencyKey()
   @HttpCode(200)
   @RequireScopes('platform:subscribers:erase')
   @Extension()

@@ -20,6 +20,7 @@ import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentTenant, RequireScopes } from '../../identity/index.js';
 import { ReadingProgressService } from '../application/reading-progress.service.js';
 import { OpenNovelDto, ProgressEntryDto, progressEntryDto, ReadingProgressDto, readingProgressDto } from './reading.dto.js';
+import { TakesIdempotencyKey } from '../../idempotency/index.js';
 
 const subscriberId = () => Param('id', subscriberIdPipe('subscriber id'));
 
@@ -58,6 +59,7 @@ export class ReadingProgressController {
   }
 
   @Post('subscribers/:id/novels')
+  @TakesIdempotencyKey()
   @RequireScopes('textapp:progress:write')
   @Extension()
   @ApiOperation({
@@ -85,6 +87,7 @@ export class ReadingProgressController {
   }
 
   @Delete('subscribers/:id/novels/:novel_id')
+  @TakesIdempotencyKey()
   @HttpCode(204)
   @RequireScopes('textapp:progress:write')
   @Extension()

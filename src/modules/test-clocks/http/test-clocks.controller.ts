@@ -22,6 +22,7 @@ import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { CurrentPrincipal, CurrentTenant, RequireScopes, type Principal } from '../../identity/index.js';
 import { ERASING_SCOPES, TestClockService } from '../application/test-clock.service.js';
 import { AdvanceTestClockDto, CreateTestClockDto, TestClockDto, TestClockListDto, testClockDto } from './test-clocks.dto.js';
+import { TakesIdempotencyKey } from '../../idempotency/index.js';
 
 const SCOPE = 'platform:entitlements:write';
 const SANDBOX_ONLY = `sandbox_only: the token is of a live credential, and test clocks exist in the sandbox only; insufficient_scope: the token needs ${SCOPE}`;
@@ -35,6 +36,7 @@ export class TestClocksController {
   constructor(private readonly clocks: TestClockService) {}
 
   @Post()
+  @TakesIdempotencyKey()
   @RequireScopes(SCOPE)
   @Extension()
   @ApiOperation({
@@ -73,6 +75,7 @@ export class TestClocksController {
   }
 
   @Delete(':id')
+  @TakesIdempotencyKey()
   @HttpCode(204)
   @RequireScopes(SCOPE)
   @Extension()
@@ -91,6 +94,7 @@ export class TestClocksController {
   }
 
   @Put(':id/subscribers/:subscriber_id')
+  @TakesIdempotencyKey()
   @RequireScopes(SCOPE)
   @Extension()
   @ApiOperation({
@@ -116,6 +120,7 @@ export class TestClocksController {
   }
 
   @Post(':id/advance')
+  @TakesIdempotencyKey()
   @HttpCode(200)
   @RequireScopes(SCOPE)
   @Extension()

@@ -32,6 +32,7 @@ import {
   WebhookEndpointListDto,
   WebhookEndpointWithSecretDto,
 } from './webhooks.dto.js';
+import { TakesIdempotencyKey } from '../../idempotency/index.js';
 
 const DEFAULT_DELIVERIES_LIMIT = 50;
 
@@ -45,6 +46,7 @@ export class WebhooksController {
   constructor(private readonly endpoints: WebhookEndpointsService) {}
 
   @Post('webhook-endpoints')
+  @TakesIdempotencyKey()
   @Header('Cache-Control', SECRET_ANSWER)
   @RequireScopes('platform:webhooks:manage')
   @Extension()
@@ -78,6 +80,7 @@ export class WebhooksController {
   }
 
   @Delete('webhook-endpoints/:id')
+  @TakesIdempotencyKey()
   @HttpCode(204)
   @RequireScopes('platform:webhooks:manage')
   @Extension()
@@ -89,6 +92,7 @@ export class WebhooksController {
   }
 
   @Post('webhook-endpoints/:id/rotate-secret')
+  @TakesIdempotencyKey()
   @HttpCode(200)
   @Header('Cache-Control', SECRET_ANSWER)
   @RequireScopes('platform:webhooks:manage')
@@ -126,6 +130,7 @@ export class WebhooksController {
   }
 
   @Post('webhook-events/:event_id/redeliver')
+  @TakesIdempotencyKey()
   @HttpCode(202)
   @RequireScopes('platform:webhooks:manage')
   @Extension()

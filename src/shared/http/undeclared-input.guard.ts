@@ -1,10 +1,9 @@
-import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor, SetMetadata } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { Reflector } from '@nestjs/core';
 import { getMetadataStorage } from 'class-validator';
 import type { FastifyRequest } from 'fastify';
-import type { Observable } from 'rxjs';
 import { ApiError } from '../errors/api-error.js';
 import { byObject } from '../memo.js';
 
@@ -32,23 +31,26 @@ interface DeclaredInput {
  * - Bodies: an operation that takes none refuses any body, JSON as well as another type
  *   (which was already refused for its content type). The request's framing decides
  *   (Content-Length above 0, or chunked), since a GET's body is never parsed.
+ * A guard, not an interceptor: it only refuses or lets pass, and a route without
+ * interceptors skips Nest's per-request observable chain (ADR 0123). Installed after the
+ * access guard (create-app.ts), so a request without a valid token still gets 401 first.
  */
 @Injectable()
-export class UndeclaredInputInterceptor implements NestInterceptor {
+export class UndeclaredInputGuard implements CanActivate {
   private readonly declared = byObject('http.declared-input', (handler: object, controller: new () => object) =>
     declaredInput(this.reflector, controller, handler as (...args: unknown[]) => unknown),
   );
 
   constructor(private readonly reflector: Reflector) {}
 
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+  canActivate(context: ExecutionContext): boolean {
     if (context.getType() === 'http') {
       const request = context.switchToHttp().getRequest<FastifyRequest>();
       const declared = this.declared.get(context.getHandler(), context.getClass() as new () => object);
       refuseUnknownQueryParameters(request.query, declared.queryNames);
       if (!declared.takesBody) refuseBody(request);
     }
-    return next.handle();
+    return true;
   }
 }
 
