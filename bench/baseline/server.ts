@@ -100,10 +100,11 @@ interface Chapter {
 
 /** The live catalog in memory, as the service's snapshot (ADR 0123); the bench never changes it while it runs. */
 const catalog = await (async () => {
-  const [categoryRows, novelRows, chapterRows] = await Promise.all([
+  const [categoryRows, novelRows, chapterRows, endingRows] = await Promise.all([
     query(sql.CATALOG_CATEGORIES, ['live']),
     query(sql.CATALOG_NOVELS, ['live']),
     query(sql.CATALOG_CHAPTERS, ['live']),
+    query(sql.CATALOG_ENDING_LABELS, ['live']),
   ]);
   const novels: Novel[] = novelRows.map((r) => ({
     id: r.id as string,
@@ -124,11 +125,18 @@ const catalog = await (async () => {
     });
     chapters.set(r.novel_id as string, list);
   }
+  const endingLabels = new Map<string, Map<string, { label: string; sortOrder: number }>>();
+  for (const r of endingRows) {
+    const novel = endingLabels.get(r.novelId as string) ?? new Map();
+    novel.set(r.choiceId as string, { label: r.label as string, sortOrder: r.sortOrder as number });
+    endingLabels.set(r.novelId as string, novel);
+  }
   return {
     categories: categoryRows.map((r) => ({ id: r.id, name: r.name, sort_order: r.sortOrder })),
     novels,
     novelsById: new Map(novels.map((n) => [n.id, n])),
     chapters,
+    endingLabels,
   };
 })();
 
@@ -426,10 +434,14 @@ app.get('/v1/analytics/engagement', async (request) => {
   if (!DATE.test(q.period_start ?? '') || !DATE.test(q.period_end ?? '')) throw invalid('period_start and period_end must be dates YYYY-MM-DD.');
   const from = new Date(`${q.period_start}T00:00:00Z`);
   const until = new Date(new Date(`${q.period_end}T00:00:00Z`).getTime() + 86_400_000);
+  const counts = sql.engagementCountParameters(
+    { partnerId: principal.partnerId, environment: 'live' },
+    { start: q.period_start, end: q.period_end, from, until },
+  );
   const [[reading], [novels], endings] = await Promise.all([
-    query(sql.ENGAGEMENT_READING_TOTALS, [principal.partnerId, 'live', q.period_start, q.period_end]),
-    query(sql.ENGAGEMENT_STARTED_NOVELS, [principal.partnerId, 'live', from, until]),
-    query(sql.ENGAGEMENT_ENDING_COUNTS, [principal.partnerId, 'live', from, until, sql.ENGAGEMENT_MINIMUM_COHORT]),
+    query(sql.ENGAGEMENT_STATEMENTS.readingTotals, [...counts, q.period_start]),
+    query(sql.ENGAGEMENT_STATEMENTS.startedNovels, counts),
+    query(sql.ENGAGEMENT_STATEMENTS.endingCounts, [...counts, sql.ENGAGEMENT_MINIMUM_COHORT]),
   ]);
   const ratio = (part: number, whole: number, digits: number) => (whole === 0 ? 0 : Math.round((part / whole) * 10 ** digits) / 10 ** digits);
   return {
@@ -438,13 +450,29 @@ app.get('/v1/analytics/engagement', async (request) => {
     active_readers: reading.active_readers,
     avg_chapters_read_per_active_reader: ratio(reading.chapters_read as number, reading.active_readers as number, 2),
     completion_rate: ratio(novels.finished as number, novels.started as number, 4),
-    ending_distribution: endings
+    ending_distribution: labelEndings(endings)
       .filter((e) => (e.count as number) >= 20)
       .map((e) => ({ novel_id: e.novelId, choice_id: e.choiceId, label: e.label, count: e.count })),
     minimum_cohort_size: 20,
     generated_at: new Date().toISOString(),
   };
 });
+
+/**
+ * The service's labelEndings, by hand: the rows come grouped by novel in id order; each is
+ * labelled from the catalog (its choice id when the catalog lacks it), and a stable sort
+ * places it by sort order within its novel, unknown endings last.
+ */
+function labelEndings(rows: Row[]): Row[] {
+  let novel = 0;
+  const placed = rows.map((row, i) => {
+    if (i > 0 && row.novelId !== rows[i - 1].novelId) novel += 1;
+    const known = catalog.endingLabels.get(row.novelId as string)?.get(row.choiceId as string);
+    return { row: { ...row, label: known?.label ?? row.choiceId }, novel, sortOrder: known?.sortOrder ?? Infinity };
+  });
+  placed.sort((a, b) => a.novel - b.novel || (a.sortOrder < b.sortOrder ? -1 : a.sortOrder > b.sortOrder ? 1 : 0));
+  return placed.map((p) => p.row);
+}
 
 await app.listen({ port: Number(env('PORT')), host: process.env.HOST ?? '127.0.0.1' });
 

@@ -46,24 +46,14 @@ export const CATALOG_NOVELS = `SELECT id, title, synopsis, author, category_id, 
          FROM novels WHERE environment = $1 AND status = 'published' ORDER BY title, id`;
 export const CATALOG_CHAPTERS = `SELECT novel_id, number, title, duration_seconds, audio_status, audio_key, audio_duration_seconds
          FROM chapters WHERE environment = $1 AND novel_id IN (SELECT id FROM novels WHERE environment = $1 AND status = 'published') ORDER BY novel_id, number`;
+/** Every ending's label and sort order, removed novels included: what the engagement report labels its rows with. */
+export const CATALOG_ENDING_LABELS = `SELECT novel_id AS "novelId", choice_id AS "choiceId", label, sort_order AS "sortOrder" FROM endings WHERE environment = $1`;
 
-/** PgEngagementRepository: the engagement report's three statements. */
-export const ENGAGEMENT_READING_TOTALS = `SELECT
-         (SELECT count(*) FROM reading_reader_days
-          WHERE partner_id = $1 AND environment = $2 AND day BETWEEN $3::date AND $4::date AND previous_day < $3::date)::int AS active_readers,
-         (SELECT count(*) FROM reading_chapter_days
-          WHERE partner_id = $1 AND environment = $2 AND day BETWEEN $3::date AND $4::date AND previous_day < $3::date)::int AS chapters_read`;
-export const ENGAGEMENT_STARTED_NOVELS = `SELECT count(*)::int AS started, count(finished_at)::int AS finished
-       FROM novel_progress
-       WHERE partner_id = $1 AND environment = $2 AND started_at >= $3 AND started_at < $4`;
-/** $5 of ENGAGEMENT_ENDING_COUNTS: the smallest ending cohort a report shows (the service's MINIMUM_COHORT_SIZE, DECISIONS 14). */
+/**
+ * PgEngagementRepository: the engagement report's three statements, the service's own texts
+ * and parameters ($1..$7 from engagementCountParameters). The ending counts come unlabelled,
+ * in id order: the server labels them from CATALOG_ENDING_LABELS, as the service does.
+ */
+export { ENGAGEMENT_STATEMENTS, engagementCountParameters } from '../../src/modules/analytics/queries.js';
+/** $8 of ENGAGEMENT_STATEMENTS.endingCounts: the smallest ending cohort a report shows (the service's MINIMUM_COHORT_SIZE, DECISIONS 14). */
 export const ENGAGEMENT_MINIMUM_COHORT = 20;
-export const ENGAGEMENT_ENDING_COUNTS = `SELECT c.novel_id AS "novelId", c.choice_id AS "choiceId", coalesce(e.label, c.choice_id) AS label, c.count
-       FROM (SELECT novel_id, chosen_choice_id AS choice_id, count(*)::int AS count
-               FROM novel_progress
-              WHERE partner_id = $1 AND environment = $2 AND finished_at >= $3 AND finished_at < $4
-                AND chosen_choice_id IS NOT NULL
-              GROUP BY novel_id, chosen_choice_id
-             HAVING count(*) >= $5) AS c
-       LEFT JOIN endings e ON e.environment = $2 AND e.novel_id = c.novel_id AND e.choice_id = c.choice_id
-       ORDER BY c.novel_id, e.sort_order NULLS LAST, c.choice_id`;

@@ -36,15 +36,17 @@ export async function explainHotStatements(url: string, data: SeededData): Promi
   const { READING_STATEMENTS: reading, PLAYBACK_STATEMENTS: playback } = sql;
   const from = new Date(`${data.period.start}T00:00:00Z`);
   const until = new Date(new Date(`${data.period.end}T00:00:00Z`).getTime() + 86_400_000);
+  const counts = sql.engagementCountParameters({ partnerId: partner, environment: 'live' }, { ...data.period, from, until });
+  const { ENGAGEMENT_STATEMENTS: engagement } = sql;
   const statements: [string, string, unknown[]][] = [
     ['progress and features in a novel', reading.reader.text, reading.reader.bind({ ...subscriber, novel: reader.novelId })],
     ['progress and features of a subscriber', reading.readers.text, reading.readers.bind(subscriber)],
     ['playback position with the reader', playback.positionWithReader.text, playback.positionWithReader.bind({ ...subscriber, novel: reader.novelId })],
     ['credential', sql.CREDENTIAL.text, ['live_unknown']],
     ['failure budget', sql.RATE_LIMIT_LEVEL.text, ['token-failure:live_unknown:127.0.0.1', 10, 10 / 60]],
-    ['engagement: reading totals', sql.ENGAGEMENT_READING_TOTALS, [partner, 'live', data.period.start, data.period.end]],
-    ['engagement: started novels', sql.ENGAGEMENT_STARTED_NOVELS, [partner, 'live', from, until]],
-    ['engagement: ending counts', sql.ENGAGEMENT_ENDING_COUNTS, [partner, 'live', from, until, sql.ENGAGEMENT_MINIMUM_COHORT]],
+    ['engagement: reading totals', engagement.readingTotals, [...counts, data.period.start]],
+    ['engagement: started novels', engagement.startedNovels, counts],
+    ['engagement: ending counts', engagement.endingCounts, [...counts, sql.ENGAGEMENT_MINIMUM_COHORT]],
   ];
   const explained: ExplainedStatement[] = [];
   try {

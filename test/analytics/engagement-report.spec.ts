@@ -1,5 +1,12 @@
 import fc from 'fast-check';
-import { engagementReport, MINIMUM_COHORT_SIZE, omitSmallCohorts, type EndingCount } from '../../src/modules/analytics/domain/engagement-report.js';
+import {
+  engagementReport,
+  labelEndings,
+  MINIMUM_COHORT_SIZE,
+  omitSmallCohorts,
+  type ChosenEnding,
+  type EndingCount,
+} from '../../src/modules/analytics/domain/engagement-report.js';
 import { reportingWindow } from '../../src/modules/analytics/domain/reporting-window.js';
 
 const ending = (count: number, choice = `choice-${count}`): EndingCount => ({ novelId: 'the-heir', choiceId: choice, label: choice, count });
@@ -17,6 +24,77 @@ describe('small-cohort suppression of the ending distribution', () => {
         const kept = omitSmallCohorts(input);
         expect(kept.every((row) => row.count >= MINIMUM_COHORT_SIZE)).toBe(true);
         expect(kept).toEqual(input.filter((row) => row.count >= MINIMUM_COHORT_SIZE));
+      }),
+    );
+  });
+});
+
+describe('labelling the ending counts from the catalog', () => {
+  const labels = new Map([
+    [
+      'the-heir',
+      new Map([
+        ['stay', { label: 'Stay at the manor', sortOrder: 2 }],
+        ['leave', { label: 'Leave at dawn', sortOrder: 1 }],
+        ['wait', { label: 'Wait', sortOrder: 2 }],
+      ]),
+    ],
+    ['the-pact', new Map([['keep', { label: 'Keep the pact', sortOrder: -5 }]])],
+  ]);
+  const chosen = (novelId: string, choiceId: string, count = 20): ChosenEnding => ({ novelId, choiceId, count });
+
+  it('labels each row and orders each novel by sort order, ties and unknown endings in the order given, novels as given', () => {
+    // As the database answers: novels in its collation order (here not JavaScript's), choices in id order.
+    const rows = [
+      chosen('the-pact', 'break', 21),
+      chosen('the-pact', 'keep', 22),
+      chosen('the-heir', 'dropped', 23),
+      chosen('the-heir', 'leave', 24),
+      chosen('the-heir', 'stay', 25),
+      chosen('the-heir', 'vanished', 26),
+      chosen('the-heir', 'wait', 27),
+      chosen('unknown-novel', 'x', 28),
+    ];
+    expect(labelEndings(rows, labels)).toEqual([
+      { novelId: 'the-pact', choiceId: 'keep', label: 'Keep the pact', count: 22 },
+      { novelId: 'the-pact', choiceId: 'break', label: 'break', count: 21 },
+      { novelId: 'the-heir', choiceId: 'leave', label: 'Leave at dawn', count: 24 },
+      { novelId: 'the-heir', choiceId: 'stay', label: 'Stay at the manor', count: 25 },
+      { novelId: 'the-heir', choiceId: 'wait', label: 'Wait', count: 27 },
+      { novelId: 'the-heir', choiceId: 'dropped', label: 'dropped', count: 23 },
+      { novelId: 'the-heir', choiceId: 'vanished', label: 'vanished', count: 26 },
+      { novelId: 'unknown-novel', choiceId: 'x', label: 'x', count: 28 },
+    ]);
+    expect(labelEndings([], labels)).toEqual([]);
+  });
+
+  it('gives what ORDER BY novel, sort order NULLS LAST, choice gives over the rows as the database orders them', () => {
+    // Few novel and choice ids with few sort orders, so that novels repeat and orders tie.
+    const id = fc.constantFrom('a', 'b', 'c', 'd');
+    const catalog = fc.array(fc.tuple(id, id, fc.string(), fc.integer({ min: -2, max: 2 })));
+    const counted = fc.uniqueArray(fc.tuple(id, id, fc.nat()), { selector: ([novel, choice]) => `${novel} ${choice}` });
+    fc.assert(
+      fc.property(catalog, counted, (entries, counts) => {
+        const known = new Map<string, Map<string, { label: string; sortOrder: number }>>();
+        for (const [novel, choice, label, sortOrder] of entries) {
+          if (!known.has(novel)) known.set(novel, new Map());
+          known.get(novel)!.set(choice, { label, sortOrder });
+        }
+        // Rows by novel, then choice (the database's order; any fixed order of ids will do).
+        const rows = counts
+          .map(([novelId, choiceId, count]) => chosen(novelId, choiceId, count))
+          .sort((a, b) => a.novelId.localeCompare(b.novelId) || a.choiceId.localeCompare(b.choiceId));
+        const position = (row: ChosenEnding) => rows.indexOf(row);
+        const novelRank = (row: ChosenEnding) => rows.findIndex((r) => r.novelId === row.novelId);
+        const sortOrder = (row: ChosenEnding) => known.get(row.novelId)?.get(row.choiceId)?.sortOrder ?? null;
+        const expected = [...rows]
+          .sort((a, b) => {
+            const [x, y] = [sortOrder(a), sortOrder(b)];
+            const bySortOrder = x === y ? 0 : x === null ? 1 : y === null ? -1 : x - y;
+            return novelRank(a) - novelRank(b) || bySortOrder || position(a) - position(b);
+          })
+          .map((row) => ({ ...row, label: known.get(row.novelId)?.get(row.choiceId)?.label ?? row.choiceId }));
+        expect(labelEndings(rows, known)).toEqual(expected);
       }),
     );
   });

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import type { IssuedCredential } from '../../src/modules/identity/index.js';
+import { importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
 import { bearer, useTestApp } from '../support/test-app.js';
 
 /**
@@ -187,6 +188,39 @@ describe('ending distribution', () => {
     await choosers(partner, 'analytics-heir', 'dropped-ending', 20);
     expect((await report(await t.token(partner))).json().ending_distribution).toEqual([
       { novel_id: 'analytics-heir', choice_id: 'dropped-ending', label: 'dropped-ending', count: 20 },
+    ]);
+  });
+});
+
+describe('ending labels, from the catalog in memory', () => {
+  const row = (choice: string, label: string, count: number) => ({ novel_id: 'labels-heir', choice_id: choice, label, count });
+
+  it("keep a novel's labels when an import removes it after the catalog was read, and place dropped endings last", async () => {
+    const partner = await t.partner({ scopes: ['textapp:analytics:read'] });
+    const token = await t.token(partner);
+    // Sort orders 1, 2, 3: not the ids' order.
+    await importCatalog(t, manifest([manifestNovel('labels-heir', { endings: ['stay', 'leave', 'wait'] })]));
+    await choosers(partner, 'labels-heir', 'wait', 20);
+    await choosers(partner, 'labels-heir', 'leave', 21);
+    await choosers(partner, 'labels-heir', 'stay', 22);
+    await choosers(partner, 'labels-heir', 'gone', 23);
+    expect((await report(token)).json().ending_distribution).toEqual([
+      row('stay', 'Label stay', 22),
+      row('leave', 'Label leave', 21),
+      row('wait', 'Label wait', 20),
+      row('gone', 'gone', 23),
+    ]);
+
+    // Removed, with 'stay' dropped, 'wait' relabelled, and 'wait' and 'leave' tied.
+    const removed = manifestNovel('labels-heir', { status: 'removed', endings: ['wait', 'leave'] });
+    removed.endings[0].label = 'Wait for spring';
+    removed.endings[1].sort_order = 1;
+    await importCatalog(t, manifest([removed]));
+    expect((await report(token)).json().ending_distribution).toEqual([
+      row('leave', 'Label leave', 21),
+      row('wait', 'Wait for spring', 20),
+      row('gone', 'gone', 23),
+      row('stay', 'stay', 22),
     ]);
   });
 });

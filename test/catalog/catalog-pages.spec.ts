@@ -18,7 +18,7 @@ const novel = (id: string, categoryId: string, tags: string[]): Novel => ({
 });
 
 const NOVELS = [novel('n1a', 'a b', ['c']), novel('n2', 'a', ['b c']), novel('n3a', 'drama', ['c'])];
-const snapshot = () => new CatalogSnapshot([], NOVELS, new Map(), new Map());
+const snapshot = () => new CatalogSnapshot([], NOVELS, new Map(), new Map(), new Map());
 const query = (q: Partial<NovelQuery> = {}): NovelQuery => ({ page: 1, pageSize: 20, ...q });
 const ids = (s: CatalogSnapshot, q: Partial<NovelQuery>) => s.findNovels(query(q)).novels.map((n) => n.id);
 

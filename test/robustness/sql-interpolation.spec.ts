@@ -116,7 +116,7 @@ const REVIEWED: Record<string, string[]> = {
   ],
   'src/modules/entitlements/infrastructure/typeorm-entitlement.repository.ts': ["daySummaryBase('$5::timestamptz')"],
   // The report's count rows of constant measure lists (its three statements have fixed texts).
-  'src/modules/analytics/infrastructure/pg-engagement.repository.ts': [
+  'src/modules/analytics/queries.ts': [
     'measures',
     'measures',
     "countRows(`'readers', 'chapters'`)",

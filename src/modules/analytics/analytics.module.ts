@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CatalogModule } from '../catalog/index.js';
 import { EngagementReportService } from './application/engagement-report.service.js';
 import { RollupRetentionJob } from './application/rollup-retention.job.js';
 import { EngagementRepository } from './domain/engagement.repository.js';
@@ -11,6 +12,7 @@ import { ANALYTICS_EXEMPT_COLUMNS, AnalyticsSubscriberData } from './infrastruct
 import { subscriberData } from '../../shared/persistence/subscriber-rows.js';
 
 @Module({
+  imports: [CatalogModule],
   controllers: [AnalyticsController],
   providers: [
     ...subscriberData(AnalyticsSubscriberData),

@@ -1,6 +1,9 @@
 import { sql, type SqlFragment } from '../../shared/persistence/sql.js';
 import type { SubscriberKeySql } from '../../shared/persistence/subscriber-key.js';
+import type { Tenant } from '../../shared/tenancy/tenant.js';
+import { countSpans } from './domain/count-spans.js';
 import type { ReadingActivity } from './domain/reading-activity.js';
+import type { ReportingWindow } from './domain/reporting-window.js';
 
 /**
  * The statement builders of the analytics module, for other modules' infrastructure and the
@@ -29,4 +32,59 @@ export function recordedQuery(activity: ActivitySql): SqlFragment {
   return sql`SELECT FROM reading_chapter_days
      WHERE partner_id = ${activity.partner} AND environment = ${activity.environment} AND subscriber_id = ${activity.subscriber}
        AND novel_id = ${activity.novel} AND chapter_number = ${activity.chapter} AND day = (${activity.at}::timestamptz AT TIME ZONE 'UTC')::date`;
+}
+
+/**
+ * The count rows of `measures` (constants, never input) over a window: the monthly sums of
+ * its months read whole ($3..$4, none when null) and the day counts of the spans
+ * ($5 first, $6 last, $7 sign) of countSpans. Together they sum exactly the window's days.
+ */
+const countRows = (measures: string) => `
+  SELECT measure, since_day, novel_id, choice_id, count FROM engagement_month_counts
+   WHERE partner_id = $1 AND environment = $2 AND measure IN (${measures}) AND month BETWEEN $3::date AND $4::date
+  UNION ALL
+  SELECT d.measure, d.since_day, d.novel_id, d.choice_id, d.count * s.sign
+    FROM unnest($5::date[], $6::date[], $7::int[]) AS s (first, last, sign)
+    JOIN engagement_day_counts d ON d.partner_id = $1 AND d.environment = $2 AND d.measure IN (${measures}) AND d.day BETWEEN s.first AND s.last`;
+
+/**
+ * The engagement report's three statements (PgEngagementRepository), fixed texts that the
+ * bench's baseline sends too. $1..$7 are engagementCountParameters'.
+ */
+export const ENGAGEMENT_STATEMENTS = {
+  /**
+   * $8: the window's first day. A key counts once, on its first day in the window: the rows
+   * whose previous day with activity falls before the window (migrations 1763900400000, 1764100300000).
+   */
+  readingTotals: `SELECT coalesce(sum(count) FILTER (WHERE measure = 'readers'), 0)::int AS active_readers,
+              coalesce(sum(count) FILTER (WHERE measure = 'chapters'), 0)::int AS chapters_read
+         FROM (${countRows(`'readers', 'chapters'`)}) AS c
+        WHERE since_day < $8::date`,
+  startedNovels: `SELECT coalesce(sum(count) FILTER (WHERE measure = 'started'), 0)::int AS started,
+              coalesce(sum(count) FILTER (WHERE measure = 'finished'), 0)::int AS finished
+         FROM (${countRows(`'started', 'finished'`)}) AS c`,
+  /**
+   * $8: the smallest cohort kept. In id order only, without labels: the service labels the
+   * rows from the catalog in memory and places each in its novel's sort order (labelEndings),
+   * which spares PostgreSQL a join with every ending and a sort that grow with the audience.
+   */
+  endingCounts: `SELECT novel_id AS "novelId", choice_id AS "choiceId", sum(count)::int AS count
+         FROM (${countRows(`'endings'`)}) AS c
+        GROUP BY novel_id, choice_id
+       HAVING sum(count) >= $8
+        ORDER BY novel_id, choice_id`,
+};
+
+/** $1..$7 of ENGAGEMENT_STATEMENTS: the tenant, and where the window's counts are read (countSpans). */
+export function engagementCountParameters(tenant: Tenant, window: ReportingWindow): unknown[] {
+  const { months, days } = countSpans(window);
+  return [
+    tenant.partnerId,
+    tenant.environment,
+    months?.first ?? null,
+    months?.last ?? null,
+    days.map((span) => span.first),
+    days.map((span) => span.last),
+    days.map((span) => span.sign),
+  ];
 }

@@ -13,5 +13,7 @@ export {
   type ChapterNarration,
   type ChapterSummary,
   type Ending,
+  type EndingLabel,
+  type EndingLabels,
   type Novel,
 } from './domain/catalog.js';

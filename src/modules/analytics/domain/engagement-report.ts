@@ -1,3 +1,4 @@
+import type { EndingLabels } from '../../catalog/index.js';
 import { isoDate, parseReportDate, windowBetween, type ReportingWindow } from './reporting-window.js';
 
 /** Ending rows with fewer readers than this are left out of the report (contract 2, 8). */
@@ -17,12 +18,16 @@ export interface StartedNovels {
   finished: number;
 }
 
-/** How many readers chose one ending of one novel in a period. */
-export interface EndingCount {
+/** How many readers chose one ending of one novel in a period, as counted, before it is labelled. */
+export interface ChosenEnding {
   novelId: string;
   choiceId: string;
-  label: string;
   count: number;
+}
+
+/** How many readers chose one ending of one novel in a period, with the ending's label. */
+export interface EndingCount extends ChosenEnding {
+  label: string;
 }
 
 /** The engagement report of contract section 2: aggregates only, never a subscriber. */
@@ -55,6 +60,29 @@ export function engagementWindow(periodStart: string | undefined, periodEnd: str
 export function omitSmallCohorts(rows: readonly EndingCount[], minimum = MINIMUM_COHORT_SIZE): EndingCount[] {
   return rows.filter((row) => row.count >= minimum);
 }
+
+/**
+ * Labels counted endings from the catalog and places each among its novel's endings by the
+ * catalog's sort order. `rows` come grouped by novel (in the database's order, which is kept:
+ * ids are compared by its collation, never here), each novel's in choice id order. An ending
+ * the catalog no longer holds is labelled by its choice id and placed after the others. The
+ * sort is stable, so ties and unknown endings stay in choice id order: the order of
+ * `ORDER BY novel_id, sort_order NULLS LAST, choice_id` over a join with the endings.
+ */
+export function labelEndings(rows: readonly ChosenEnding[], labels: EndingLabels): EndingCount[] {
+  let novel = 0;
+  const placed = rows.map((row, index) => {
+    if (index > 0 && row.novelId !== rows[index - 1].novelId) novel += 1;
+    const known = labels.get(row.novelId)?.get(row.choiceId);
+    const ending: EndingCount = { novelId: row.novelId, choiceId: row.choiceId, label: known?.label ?? row.choiceId, count: row.count };
+    return { ending, novel, sortOrder: known?.sortOrder ?? Infinity };
+  });
+  placed.sort((a, b) => a.novel - b.novel || compare(a.sortOrder, b.sortOrder));
+  return placed.map((row) => row.ending);
+}
+
+/** Also for Infinity against Infinity, where a subtraction would answer NaN. */
+const compare = (a: number, b: number) => (a < b ? -1 : a > b ? 1 : 0);
 
 export function engagementReport(
   window: ReportingWindow,

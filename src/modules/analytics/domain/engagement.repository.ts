@@ -1,5 +1,5 @@
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
-import type { EndingCount, ReadingTotals, StartedNovels } from './engagement-report.js';
+import type { ChosenEnding, ReadingTotals, StartedNovels } from './engagement-report.js';
 import type { ReportingWindow } from './reporting-window.js';
 
 /**
@@ -13,7 +13,8 @@ export abstract class EngagementRepository {
   /**
    * Endings chosen in the window (by `finished_at`), each (novel, choice) chosen at least
    * `minimum` times: small cohorts never leave the database, and a report does not carry
-   * (and hold in memory while it runs) the thousands of rows it would then drop.
+   * (and hold in memory while it runs) the thousands of rows it would then drop. Ordered by
+   * novel id, then choice id, in the database's collation; unlabelled (see labelEndings).
    */
-  abstract endingCounts(tenant: Tenant, window: ReportingWindow, minimum: number): Promise<EndingCount[]>;
+  abstract endingCounts(tenant: Tenant, window: ReportingWindow, minimum: number): Promise<ChosenEnding[]>;
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, novelNotFound } from '../../../shared/errors/domain-error.js';
 import type { Environment } from '../../../shared/tenancy/tenant.js';
-import type { Category, Chapter, ChapterNarration, ChapterSummary, Ending, Novel, NovelPage, NovelQuery } from '../domain/catalog.js';
+import type { Category, Chapter, ChapterNarration, ChapterSummary, Ending, EndingLabels, Novel, NovelPage, NovelQuery } from '../domain/catalog.js';
 import { CatalogRepository } from '../domain/catalog.repository.js';
 
 export interface PublishedChapter {
@@ -74,6 +74,15 @@ export class CatalogService {
   /** Endings in sort order, of a novel the caller has already found published. */
   endings(environment: Environment, novel: Novel): Promise<Ending[]> {
     return this.catalog.endings(environment, novel.id);
+  }
+
+  /**
+   * The label and sort order of every ending of the environment, removed novels included,
+   * for reports of what readers chose: the one read that sees removed novels, so it must
+   * never serve one to a reader.
+   */
+  endingLabels(environment: Environment): Promise<EndingLabels> {
+    return this.catalog.endingLabels(environment);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Environment } from '../../../shared/tenancy/tenant.js';
-import type { Category, Chapter, ChapterAudio, ChapterNarration, ChapterSummary, Ending, Novel, NovelPage, NovelQuery } from './catalog.js';
+import type { Category, Chapter, ChapterAudio, ChapterNarration, ChapterSummary, Ending, EndingLabels, Novel, NovelPage, NovelQuery } from './catalog.js';
 import type { ManifestCategory, ManifestChapter, ManifestEnding, ManifestNovel } from './catalog-manifest.js';
 
 /** A chapter as an import stores it: the manifest's fields and the narration it imported. */
@@ -24,6 +24,8 @@ export abstract class CatalogRepository {
   /** The narration of every chapter of a novel, in chapter order. */
   abstract narrations(environment: Environment, novelId: string): Promise<ChapterNarration[]>;
   abstract endings(environment: Environment, novelId: string): Promise<Ending[]>;
+  /** Every ending's label, of published and removed novels alike. */
+  abstract endingLabels(environment: Environment): Promise<EndingLabels>;
 
   /** Serialises catalog writers of the environment until the transaction ends. */
   abstract lockForWriting(environment: Environment): Promise<void>;

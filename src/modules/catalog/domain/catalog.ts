@@ -68,6 +68,15 @@ export interface Ending {
   sortOrder: number;
 }
 
+/** What a report names an ending by, and where it places it among its novel's endings. */
+export type EndingLabel = Pick<Ending, 'label' | 'sortOrder'>;
+
+/**
+ * The label of every ending of an environment by novel id, then choice id, removed novels
+ * included: readers chose them before the removal, and reports still name them.
+ */
+export type EndingLabels = ReadonlyMap<string, ReadonlyMap<string, EndingLabel>>;
+
 export interface NovelQuery {
   categoryId?: string;
   tag?: string;

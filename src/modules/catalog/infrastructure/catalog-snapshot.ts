@@ -1,7 +1,19 @@
 import { bounded } from '../../../shared/memo.js';
 import type { Db } from '../../../shared/persistence/db.js';
 import type { Environment } from '../../../shared/tenancy/tenant.js';
-import type { AudioStatus, Category, ChapterAudio, ChapterNarration, ChapterSummary, Ending, Novel, NovelPage, NovelQuery } from '../domain/catalog.js';
+import type {
+  AudioStatus,
+  Category,
+  ChapterAudio,
+  ChapterNarration,
+  ChapterSummary,
+  Ending,
+  EndingLabel,
+  EndingLabels,
+  Novel,
+  NovelPage,
+  NovelQuery,
+} from '../domain/catalog.js';
 
 /**
  * A novel's chapters as kept in memory, without their text (it can be large and is read
@@ -29,9 +41,10 @@ const pageKey = (q: NovelQuery) =>
 
 /**
  * One environment's published catalog in memory: categories, novels, chapter metadata and
- * endings. Removed novels are not loaded, so nothing here can serve one. Orders are the
- * database's (ORDER BY at load), so collation-sensitive sorts (titles) match the SQL ones.
- * Shared by every request: callers must not change what it returns.
+ * endings. Removed novels are not loaded, so nothing here can serve one; only the ending
+ * labels, kept apart for reports, include theirs. Orders are the database's (ORDER BY at
+ * load), so collation-sensitive sorts (titles) match the SQL ones. Shared by every request:
+ * callers must not change what it returns.
  */
 export class CatalogSnapshot {
   private readonly novelsById: Map<string, Novel>;
@@ -44,6 +57,8 @@ export class CatalogSnapshot {
     private readonly novels: readonly Novel[],
     private readonly chaptersByNovel: ReadonlyMap<string, CachedChapters>,
     private readonly endingsByNovel: ReadonlyMap<string, Ending[]>,
+    /** Every ending's label, removed novels included: for reports, never to serve a novel. */
+    readonly endingLabels: EndingLabels,
   ) {
     this.novelsById = new Map(novels.map((novel) => [novel.id, novel]));
   }
@@ -89,13 +104,13 @@ export class CatalogSnapshot {
 }
 
 /**
- * Reads the published catalog of an environment in four statements run side by side. They
- * may see different commits of an import; the import's notification then drops the
- * snapshot (see NotifiedCache), so a mixed one never outlives it.
+ * Reads the published catalog of an environment, and every ending's label, in five
+ * statements run side by side. They may see different commits of an import; the import's
+ * notification then drops the snapshot (see NotifiedCache), so a mixed one never outlives it.
  */
 export async function loadCatalogSnapshot(db: Db, environment: Environment): Promise<CatalogSnapshot> {
   const published = `SELECT id FROM novels WHERE environment = $1 AND status = 'published'`;
-  const [categories, novels, chapters, endings] = await Promise.all([
+  const [categories, novels, chapters, endings, labels] = await Promise.all([
     db.query<Category>(`SELECT id, name, sort_order AS "sortOrder" FROM categories WHERE environment = $1 ORDER BY sort_order, id`, [environment]),
     db.query<NovelRow>(`SELECT ${NOVEL_SELECT} FROM novels WHERE environment = $1 AND status = 'published' ORDER BY title, id`, [environment]),
     db.query<ChapterRow>(
@@ -108,6 +123,10 @@ export async function loadCatalogSnapshot(db: Db, environment: Environment): Pro
          FROM endings WHERE environment = $1 AND novel_id IN (${published}) ORDER BY novel_id, sort_order, choice_id`,
       [environment],
     ),
+    // Of every novel: a novel's endings stay in the table when it is removed.
+    db.query<EndingLabelRow>(`SELECT novel_id AS "novelId", choice_id AS "choiceId", label, sort_order AS "sortOrder" FROM endings WHERE environment = $1`, [
+      environment,
+    ]),
   ]);
   return new CatalogSnapshot(
     categories,
@@ -118,7 +137,20 @@ export async function loadCatalogSnapshot(db: Db, environment: Environment): Pro
       (row) => row.novelId,
       ({ choiceId, label, ending, sortOrder }) => ({ choiceId, label, ending, sortOrder }),
     ),
+    endingLabelsOf(labels),
   );
+}
+
+type EndingLabelRow = EndingLabel & { novelId: string; choiceId: string };
+
+function endingLabelsOf(rows: readonly EndingLabelRow[]): Map<string, Map<string, EndingLabel>> {
+  const byNovel = new Map<string, Map<string, EndingLabel>>();
+  for (const { novelId, choiceId, label, sortOrder } of rows) {
+    let novel = byNovel.get(novelId);
+    if (!novel) byNovel.set(novelId, (novel = new Map()));
+    novel.set(choiceId, { label, sortOrder });
+  }
+  return byNovel;
 }
 
 function groupBy<R, T>(rows: readonly R[], keyOf: (row: R) => string, map: (row: R) => T): Map<string, T[]> {

@@ -4,7 +4,7 @@ import { Db } from '../../../shared/persistence/db.js';
 import type { Environment } from '../../../shared/tenancy/tenant.js';
 import { NotifiedCache } from '../../../shared/persistence/notified-cache.js';
 import { PgNotifications } from '../../../shared/persistence/pg-notifications.js';
-import type { Category, Chapter, ChapterNarration, ChapterSummary, Ending, Novel, NovelPage, NovelQuery } from '../domain/catalog.js';
+import type { Category, Chapter, ChapterNarration, ChapterSummary, Ending, EndingLabels, Novel, NovelPage, NovelQuery } from '../domain/catalog.js';
 import type { ManifestCategory, ManifestNovel } from '../domain/catalog-manifest.js';
 import { CatalogRepository, type ChapterRecord, type EndingRecord } from '../domain/catalog.repository.js';
 import { CategoryEntity, NovelEntity } from './catalog.entities.js';
@@ -83,6 +83,10 @@ export class TypeOrmCatalogRepository extends CatalogRepository {
 
   async endings(environment: Environment, novelId: string): Promise<Ending[]> {
     return (await this.snapshot(environment)).endings(novelId);
+  }
+
+  async endingLabels(environment: Environment): Promise<EndingLabels> {
+    return (await this.snapshot(environment)).endingLabels;
   }
 
   async announceChange(environment: Environment): Promise<void> {
