@@ -13,7 +13,7 @@ interface LimitProbe extends Scenario {
   /** The work it does, which bounds the endpoints of that `bound`. */
   bound: LimitProbeKey;
   stack: ProbeStack;
-  /** A bare probe's built script, relative to dist/bench/probes. */
+  /** A bare probe's built script, relative to dist/bench/probes (one process per script). */
   script?: string;
 }
 
@@ -33,6 +33,14 @@ const PROBES: readonly LimitProbe[] = [
     label: 'probe: bare Fastify, fixed JSON',
     script: 'json.js',
     request: () => ({ method: 'GET', path: '/probe', headers: {} }),
+  },
+  {
+    key: 'json-page',
+    bound: 'json-page',
+    stack: 'bare',
+    label: 'probe: bare Fastify, JSON of a catalog page',
+    script: 'json.js',
+    request: () => ({ method: 'GET', path: '/probe/page', headers: {} }),
   },
   {
     key: 'pk-select',
@@ -56,6 +64,13 @@ const PROBES: readonly LimitProbe[] = [
     stack: 'framework',
     label: 'probe: framework, token + fixed JSON',
     request: (i, r) => ({ method: 'GET', path: `/${FRAMEWORK_PROBE_PATHS.json}`, headers: bearer(r, i) }),
+  },
+  {
+    key: 'framework-json-page',
+    bound: 'json-page',
+    stack: 'framework',
+    label: 'probe: framework, token + JSON of a page',
+    request: (i, r) => ({ method: 'GET', path: `/${FRAMEWORK_PROBE_PATHS.jsonPage}`, headers: bearer(r, i) }),
   },
   {
     key: 'framework-pk-select',
@@ -93,6 +108,7 @@ export interface ProbeResult {
 
 /** How the framework probe is started: the service's environment, and the flags the service gets. */
 export interface FrameworkProbeStart {
+  /** The service's environment; PROBE_PAGE_BYTES is added (see LimitProbes.start). */
   env: Record<string, string>;
   node?: string;
   nodeFlags?: string[];
@@ -109,30 +125,39 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 export class LimitProbes {
   private readonly runs = new Map<ProbeKey, RunFigures[]>();
 
-  private constructor(private readonly servers: ReadonlyMap<ProbeStack | LimitProbeKey, RunningServer>) {}
+  /** Keyed by a bare probe's script, and 'framework'. */
+  private constructor(private readonly servers: ReadonlyMap<string, RunningServer>) {}
 
   /**
    * Starts the bare probes, then the framework probe (after them: it reads the tables the
-   * database probes create). `framework` undefined: bare probes only.
+   * database probes create). `framework` undefined: bare probes only. `pageBytes`: the size
+   * of the json-page probes' answer, a catalog page as the service answers it.
    */
-  static async start(root: string, databaseUrl: string, track: (server: RunningServer) => void, framework?: FrameworkProbeStart): Promise<LimitProbes> {
-    const servers = new Map<ProbeStack | LimitProbeKey, RunningServer>();
-    for (const probe of PROBES.filter((p) => p.stack === 'bare')) {
+  static async start(
+    root: string,
+    databaseUrl: string,
+    track: (server: RunningServer) => void,
+    framework: FrameworkProbeStart | undefined,
+    pageBytes: number,
+  ): Promise<LimitProbes> {
+    const servers = new Map<string, RunningServer>();
+    const page = { PROBE_PAGE_BYTES: String(pageBytes) };
+    for (const script of new Set(PROBES.filter((p) => p.stack === 'bare').map((p) => p.script!))) {
       const server = await startServer({
-        name: probe.key,
-        script: join(root, 'dist/bench/probes', probe.script!),
-        env: { DATABASE_URL: databaseUrl },
+        name: script.replace(/\.js$/, ''),
+        script: join(root, 'dist/bench/probes', script),
+        env: { DATABASE_URL: databaseUrl, ...page },
         port: await freePort(),
         node: framework?.node,
       });
       track(server);
-      servers.set(probe.bound, server);
+      servers.set(script, server);
     }
     if (framework) {
       const server = await startServer({
         name: 'framework probe',
         script: join(root, 'dist/bench/probes/framework.js'),
-        env: framework.env,
+        env: { ...framework.env, ...page },
         port: await freePort(),
         node: framework.node,
         nodeFlags: framework.nodeFlags,
@@ -150,7 +175,7 @@ export class LimitProbes {
   }
 
   private serverOf(probe: LimitProbe): RunningServer | undefined {
-    return this.servers.get(probe.stack === 'bare' ? probe.bound : 'framework');
+    return this.servers.get(probe.stack === 'bare' ? probe.script! : 'framework');
   }
 
   /** One measurement of every probe (warm-up, then the rounds); the framework probe's requests take `rotation`'s tokens. */
@@ -193,7 +218,25 @@ export function frameworkLine(probes: readonly ProbeResult[]): string {
     : 'framework probes: not measured';
 }
 
-/** Sets each measured endpoint's fraction of the bare and of the framework probe doing its work (scenario.bound), and logs them with the database figures. */
+/**
+ * "json-page probe of json probe: bare 0.80, framework 0.90": what a catalog page's bytes
+ * alone cost each stack against a 60-byte answer.
+ */
+export function pageSizeLine(probes: readonly ProbeResult[]): string | undefined {
+  const of = (stack: ProbeStack) => {
+    const page = probes.find((p) => p.stack === stack && p.bound === 'json-page');
+    const small = probes.find((p) => p.stack === stack && p.bound === 'json');
+    return page && small ? `${stack} ${(page.figures.requestsPerSecond / small.figures.requestsPerSecond).toFixed(2)}` : undefined;
+  };
+  const stacks = [of('bare'), of('framework')].filter((s) => s !== undefined);
+  return stacks.length ? `json-page probe of json probe (a catalog page's bytes against 60): ${stacks.join(', ')}` : undefined;
+}
+
+/**
+ * Sets each measured endpoint's fraction of the bare and of the framework probe doing its
+ * work (scenario.bound), and of the framework probe answering its size (scenario.sizedBound),
+ * and logs them with the database figures.
+ */
 export function attachLimits(results: EndpointResult[], scenarios: readonly Scenario[], probes: readonly ProbeResult[]): void {
   const fraction = (rps: number, probe: ProbeResult) => ({
     probe: probe.key,
@@ -201,12 +244,14 @@ export function attachLimits(results: EndpointResult[], scenarios: readonly Scen
     fraction: round3(rps / probe.figures.requestsPerSecond),
   });
   for (const result of results) {
-    const bound = scenarios.find((s) => s.key === result.key)?.bound;
+    const scenario = scenarios.find((s) => s.key === result.key);
     if (result.status !== 'measured' || !result.service) continue;
-    const bare = probes.find((p) => p.stack === 'bare' && p.bound === bound);
-    const framework = probes.find((p) => p.stack === 'framework' && p.bound === bound);
+    const bare = probes.find((p) => p.stack === 'bare' && p.bound === scenario?.bound);
+    const framework = probes.find((p) => p.stack === 'framework' && p.bound === scenario?.bound);
+    const sized = probes.find((p) => p.stack === 'framework' && p.bound === scenario?.sizedBound);
     if (bare) result.limit = fraction(result.service.requestsPerSecond, bare);
     if (framework) result.frameworkLimit = fraction(result.service.requestsPerSecond, framework);
+    if (sized) result.frameworkSizedLimit = fraction(result.service.requestsPerSecond, sized);
     log(`bench: ${result.label.padEnd(46)} ${limitLine(result)}`);
   }
 }
@@ -216,7 +261,7 @@ export function limitLine(result: EndpointResult): string {
   const s = result.service!;
   const of = (limit: NonNullable<EndpointResult['limit']>) =>
     `${limit.fraction.toFixed(2)}× the ${limit.probe} probe (${s.requestsPerSecond} of ${limit.probeRequestsPerSecond} req/s)`;
-  const limits = [result.limit, result.frameworkLimit].filter((l) => l !== undefined).map(of);
+  const limits = [result.limit, result.frameworkLimit, result.frameworkSizedLimit].filter((l) => l !== undefined).map(of);
   return `${limits.length ? limits.join(', ') : 'no limit probe'} | ${databaseFigures(s)}`;
 }
 

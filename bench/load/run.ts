@@ -13,6 +13,7 @@ import { parseOptions, scaledSize, type BenchOptions } from '../shared/options.j
 import { profileLines, summariseProfiles } from './profile.js';
 import { writeReport } from './report.js';
 import { writeScaleReport } from './scale-report.js';
+import type { SeededData } from '../shared/seed.js';
 import { SCENARIOS, type Rotation } from '../shared/scenarios.js';
 import { startServer, type RunningServer } from '../shared/servers.js';
 import { ROOT, SERVER_SECRET, withSeededService } from '../shared/service-setup.js';
@@ -80,11 +81,15 @@ async function benchOnce(options: BenchOptions, serversNode: { path: string; ver
       });
       setup.defer(() => baseline.stop());
       log(`bench: service pid ${service.pid} at ${service.baseUrl}, baseline pid ${baseline.pid} at ${baseline.baseUrl}`);
-      const probes = await LimitProbes.start(ROOT, database.url, (server) => setup.defer(() => server.stop()), {
-        env: serviceEnv,
-        node: options.node,
-        nodeFlags: profileFlags,
-      });
+      const pageBytes = await catalogPageBytes(service.baseUrl, data.credentials);
+      log(`bench: a catalog page (GET /v1/novels?page=1) is ${pageBytes} bytes: the json-page probes answer as many`);
+      const probes = await LimitProbes.start(
+        ROOT,
+        database.url,
+        (server) => setup.defer(() => server.stop()),
+        { env: serviceEnv, node: options.node, nodeFlags: profileFlags },
+        pageBytes,
+      );
 
       if (options.keep) {
         log(`bench: --keep: DATABASE_URL=${database.url}`);
@@ -185,6 +190,14 @@ async function benchOnce(options: BenchOptions, serversNode: { path: string; ver
     },
     options.node,
   );
+}
+
+/** The bytes of the service's first catalog page, the answer the json-page probes imitate. */
+async function catalogPageBytes(baseUrl: string, credentials: SeededData['credentials']): Promise<number> {
+  const [token] = await issueTokens(baseUrl, credentials.slice(0, 1), 1);
+  const response = await fetch(`${baseUrl}/v1/novels?page=1`, { headers: { authorization: `Bearer ${token}` } });
+  if (!response.ok) throw new Error(`bench: GET /v1/novels answered ${response.status}`);
+  return Buffer.byteLength(await response.text());
 }
 
 /**

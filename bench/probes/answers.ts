@@ -13,6 +13,19 @@ export const PROBE_ROWS = 10_000;
 /** The json probe's answer: small and fixed, like a category list. */
 export const JSON_PROBE_ANSWER = { data: [{ id: 'romance', name: 'Romance', sort_order: 1 }] };
 
+/**
+ * The json-page probe's answer: JSON text of exactly `bytes` bytes (the size of a catalog
+ * page the service answers, measured by the bench at start: PROBE_PAGE_BYTES), sent as text
+ * as the catalog sends its pages. What the answer's size alone costs, beside the json probe.
+ */
+export function pageProbeAnswer(bytes: number): string {
+  const frame = '{"data":""}';
+  return `{"data":"${'x'.repeat(Math.max(0, bytes - frame.length))}"}`;
+}
+
+/** PROBE_PAGE_BYTES, the size of the json-page probes' answer. */
+export const probePageBytes = (): number => Number(process.env.PROBE_PAGE_BYTES ?? 12_000);
+
 /** The pk-select probe's statement, over the rows bench/probes/pk-select.ts creates. */
 export const PK_SELECT = `SELECT novel_id, chapter_number, position_seconds, updated_at FROM ${PROBE_SCHEMA}.rows WHERE id = $1`;
 
@@ -42,4 +55,9 @@ export interface UpsertBody {
 }
 
 /** The framework probes' routes (bench/probes/framework.ts), on the /v1 mount so that the access guard runs as on the endpoints. */
-export const FRAMEWORK_PROBE_PATHS = { json: 'v1/bench-probe/json', pkSelect: 'v1/bench-probe/pk-select', upsert: 'v1/bench-probe/upsert' } as const;
+export const FRAMEWORK_PROBE_PATHS = {
+  json: 'v1/bench-probe/json',
+  jsonPage: 'v1/bench-probe/json-page',
+  pkSelect: 'v1/bench-probe/pk-select',
+  upsert: 'v1/bench-probe/upsert',
+} as const;

@@ -1,16 +1,27 @@
 // The framework probes' routes, mounted only by bench/probes/framework.ts through createApp's
 // `extraModules` (main.ts passes none, so no setting mounts them in production):
 // - GET /v1/bench-probe/json: the json probe's body, after the access guard has verified a token;
+// - GET /v1/bench-probe/json-page: the json-page probe's text, as the catalog sends a page;
 // - GET /v1/bench-probe/pk-select/:id: the pk-select probe's statement and answer, after the guard;
 // - PUT /v1/bench-probe/upsert/:id: the upsert probe's, its body a class-validator DTO as the PUT's,
 //   through the idempotency interceptor as the PUT.
-import { Body, Controller, Get, Module, Param, Put } from '@nestjs/common';
+import { Body, Controller, Get, Header, Module, Param, Put } from '@nestjs/common';
 import { IsDefined, IsInt, IsString, Max, Min } from 'class-validator';
 import { TakesIdempotencyKey } from '../../src/modules/idempotency/index.js';
 import { RequireScopes } from '../../src/modules/identity/index.js';
 import { ApiError } from '../../src/shared/errors/api-error.js';
 import { Db } from '../../src/shared/persistence/db.js';
-import { FRAMEWORK_PROBE_PATHS, JSON_PROBE_ANSWER, PK_SELECT, type ProbeRow, probeRowAnswer, UPSERT, type UpsertBody } from './answers.js';
+import {
+  FRAMEWORK_PROBE_PATHS,
+  JSON_PROBE_ANSWER,
+  pageProbeAnswer,
+  PK_SELECT,
+  probePageBytes,
+  type ProbeRow,
+  probeRowAnswer,
+  UPSERT,
+  type UpsertBody,
+} from './answers.js';
 
 class UpsertDto implements UpsertBody {
   @IsDefined()
@@ -37,6 +48,15 @@ class FrameworkProbeController {
   @RequireScopes()
   json(): typeof JSON_PROBE_ANSWER {
     return JSON_PROBE_ANSWER;
+  }
+
+  private readonly page = pageProbeAnswer(probePageBytes());
+
+  @Get(FRAMEWORK_PROBE_PATHS.jsonPage)
+  @RequireScopes()
+  @Header('content-type', 'application/json; charset=utf-8')
+  jsonPage(): string {
+    return this.page;
   }
 
   @Get(`${FRAMEWORK_PROBE_PATHS.pkSelect}/:id`)

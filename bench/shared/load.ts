@@ -56,6 +56,8 @@ export interface EndpointResult {
   limit?: LimitFraction;
   /** The same against the framework probe doing the same work (the service's bootstrap with bench-only routes). */
   frameworkLimit?: LimitFraction;
+  /** Its fraction of the framework probe answering as many bytes (scenario.sizedBound). */
+  frameworkSizedLimit?: LimitFraction;
 }
 
 export interface LimitFraction {

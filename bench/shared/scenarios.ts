@@ -23,7 +23,7 @@ export interface Rotation {
  * The limit probes (bench/probes): what a bare Fastify answers with no database, with one
  * primary-key SELECT, with one upsert. The fastest an endpoint doing that work could be here.
  */
-export type LimitProbeKey = 'json' | 'pk-select' | 'upsert';
+export type LimitProbeKey = 'json' | 'json-page' | 'pk-select' | 'upsert';
 
 /** A hot endpoint under load. */
 export interface Scenario {
@@ -33,6 +33,11 @@ export interface Scenario {
   label: string;
   /** The limit probe that bounds this endpoint: the least work it must do per request. */
   bound?: LimitProbeKey;
+  /**
+   * A second probe to compare with, doing the same work as `bound` with an answer of this
+   * endpoint's size (the catalog page: json-page): what is left once the bytes are paid.
+   */
+  sizedBound?: LimitProbeKey;
   /** Connections for this endpoint (the heavy report runs with fewer). */
   connections?: number;
   /**
@@ -73,6 +78,7 @@ export const SCENARIOS: readonly Scenario[] = [
     key: 'novels',
     label: 'GET /v1/novels',
     bound: 'json',
+    sizedBound: 'json-page',
     request: (i, r) => get(`/v1/novels?page=${1 + (i % Math.max(1, Math.floor(r.novelIds.length / 20)))}`, bearer(r, i)),
   },
   {

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { FRAMEWORK_PROBE_PATHS, JSON_PROBE_ANSWER, PROBE_SCHEMA } from '../../bench/probes/answers.js';
+import { FRAMEWORK_PROBE_PATHS, JSON_PROBE_ANSWER, pageProbeAnswer, PROBE_SCHEMA } from '../../bench/probes/answers.js';
 import { FrameworkProbeModule } from '../../bench/probes/framework-module.js';
 import { bearer, startTestApp, useTestApp, type TestApp } from '../support/test-app.js';
 
@@ -14,7 +14,13 @@ let token: string;
 
 beforeAll(async () => {
   // The same database, secret and issuer: the service's tokens work on the probes' app.
-  probes = await startTestApp({}, service.databaseUrl, undefined, [FrameworkProbeModule]);
+  // The page probe's size is read when the app is built, as the bench passes it.
+  process.env.PROBE_PAGE_BYTES = '4321';
+  try {
+    probes = await startTestApp({}, service.databaseUrl, undefined, [FrameworkProbeModule]);
+  } finally {
+    delete process.env.PROBE_PAGE_BYTES;
+  }
   token = await service.token(await service.partner());
   const client = new pg.Client({ connectionString: service.databaseUrl });
   await client.connect();
@@ -49,6 +55,23 @@ test('the JSON probe answers the bare probe body only after the guard has verifi
   // The guard's own marks: the rate budget spent and the answer kept out of caches.
   expect(answered.headers['cache-control']).toBe('no-store');
   expect(answered.headers['x-request-id']).toBeDefined();
+});
+
+test('the page probe answers JSON text of the size the bench passed, behind the guard', async () => {
+  expect((await probes.inject({ method: 'GET', url: `/${FRAMEWORK_PROBE_PATHS.jsonPage}` })).statusCode).toBe(401);
+  const answered = await probes.inject({ method: 'GET', url: `/${FRAMEWORK_PROBE_PATHS.jsonPage}`, headers: bearer(token) });
+  expect(answered.statusCode).toBe(200);
+  expect(answered.headers['content-type']).toBe('application/json; charset=utf-8');
+  expect(Buffer.byteLength(answered.body)).toBe(4321);
+  expect(answered.body).toBe(pageProbeAnswer(4321));
+});
+
+test('the page answer is valid JSON of exactly the bytes asked', () => {
+  for (const bytes of [11, 12, 60, 12_454]) {
+    const answer = pageProbeAnswer(bytes);
+    expect(Buffer.byteLength(answer)).toBe(bytes);
+    expect(() => JSON.parse(answer)).not.toThrow();
+  }
 });
 
 test('the primary-key probe reads the bare probe row by id, behind the guard', async () => {

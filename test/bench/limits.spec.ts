@@ -1,4 +1,4 @@
-import { attachLimits, frameworkLine, limitLine, type ProbeResult } from '../../bench/load/limits.js';
+import { attachLimits, frameworkLine, limitLine, pageSizeLine, type ProbeResult } from '../../bench/load/limits.js';
 import { commandOf, limitTable } from '../../bench/load/report.js';
 import { combine, type EndpointResult, type RunFigures } from '../../bench/shared/load.js';
 import { parseOptions } from '../../bench/shared/options.js';
@@ -54,6 +54,23 @@ test('each endpoint gets its fraction of the bare probe and of the framework pro
   // A framework probe's row gives its fraction of the bare probe: the card's cost.
   expect(table).toContain('| `framework json` | 16000 | json | 16000 (rounds) | 0.40 | – | – |');
   expect(frameworkLine(probes)).toMatch(/^framework probes of bare: json 0\.40 \(16000 req\/s, .*\), pk-select 0\.63 /);
+});
+
+test("the catalog page also gets its fraction of the framework probe answering its size, and the size's own cost is printed", () => {
+  const withPages: ProbeResult[] = [
+    ...probes,
+    { key: 'json-page', bound: 'json-page', stack: 'bare', label: 'bare page', figures: figures(30_000) },
+    { key: 'framework-json-page', bound: 'json-page', stack: 'framework', label: 'framework page', figures: figures(12_000), fractionOfBare: 0.4 },
+  ];
+  const [novels, categories] = [endpoint('novels', 10_800), endpoint('categories', 12_000)];
+  attachLimits([novels, categories], SCENARIOS, withPages);
+  expect(novels.frameworkLimit).toEqual({ probe: 'framework-json', probeRequestsPerSecond: 16_000, fraction: 0.675 });
+  expect(novels.frameworkSizedLimit).toEqual({ probe: 'framework-json-page', probeRequestsPerSecond: 12_000, fraction: 0.9 });
+  // Only the endpoint that names a sized probe gets the third fraction.
+  expect(categories.frameworkSizedLimit).toBeUndefined();
+  expect(limitLine(novels)).toContain('0.90× the framework-json-page probe (10800 of 12000 req/s)');
+  expect(pageSizeLine(withPages)).toBe("json-page probe of json probe (a catalog page's bytes against 60): bare 0.75, framework 0.75");
+  expect(pageSizeLine(probes)).toBeUndefined();
 });
 
 test('--node names the Node binary the servers run on, and the command says so', () => {
