@@ -3,7 +3,7 @@ import { freePort } from '../../src/shared/net/free-port.js';
 import type { DatabaseMeter } from '../shared/database-meter.js';
 import { combine, fmt, measureRuns, type EndpointResult, type RunFigures, type ServerFigures } from '../shared/load.js';
 import type { BenchOptions } from '../shared/options.js';
-import { FRAMEWORK_PROBE_PATHS, PROBE_ROWS } from '../probes/answers.js';
+import { FRAMEWORK_PROBE_PATHS, JSON_PROBE_ANSWER, PROBE_ROWS } from '../probes/answers.js';
 import type { LimitProbeKey, Rotation, Scenario } from '../shared/scenarios.js';
 import { startServer, type RunningServer } from '../shared/servers.js';
 
@@ -104,6 +104,8 @@ export interface ProbeResult {
   fractionOfBare?: number;
   /** Monotonic microseconds of its measured rounds (to cut the framework probe's `--profile`). */
   windowsUs?: [number, number][];
+  /** The json and json-page probes' answer size in bytes (json-page: the catalog page's, measured at start). */
+  answerBytes?: number;
 }
 
 /** How the framework probe is started: the service's environment, and the flags the service gets. */
@@ -125,8 +127,11 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 export class LimitProbes {
   private readonly runs = new Map<ProbeKey, RunFigures[]>();
 
-  /** Keyed by a bare probe's script, and 'framework'. */
-  private constructor(private readonly servers: ReadonlyMap<string, RunningServer>) {}
+  /** `servers`: keyed by a bare probe's script, and 'framework'. */
+  private constructor(
+    private readonly servers: ReadonlyMap<string, RunningServer>,
+    private readonly pageBytes: number,
+  ) {}
 
   /**
    * Starts the bare probes, then the framework probe (after them: it reads the tables the
@@ -166,7 +171,7 @@ export class LimitProbes {
       servers.set('framework', server);
     }
     log(`bench: limit probes ${[...servers].map(([key, s]) => `${key} pid ${s.pid}`).join(', ')}`);
-    return new LimitProbes(servers);
+    return new LimitProbes(servers, pageBytes);
   }
 
   /** The framework probe's process, if started. */
@@ -183,6 +188,7 @@ export class LimitProbes {
     for (const probe of PROBES) {
       const server = this.serverOf(probe);
       if (!server) continue;
+      if (probe.bound === 'json-page') await checkAnswerBytes(server, probe, rotation, this.pageBytes);
       const runs = (await measureRuns([server], probe, rotation, options.connections, options, meter)).get(server)!;
       this.runs.set(probe.key, [...(this.runs.get(probe.key) ?? []), ...runs]);
       log(`bench: ${probe.label.padEnd(46)} ${fmt(combine(runs))}`);
@@ -197,6 +203,8 @@ export class LimitProbes {
       label: p.label,
       figures: combine(this.runs.get(p.key)!),
       windowsUs: this.runs.get(p.key)!.map((r) => r.windowUs),
+      ...(p.bound === 'json' && { answerBytes: JSON_ANSWER_BYTES }),
+      ...(p.bound === 'json-page' && { answerBytes: this.pageBytes }),
     }));
     for (const result of results.filter((r) => r.stack === 'framework')) {
       const bare = results.find((r) => r.stack === 'bare' && r.bound === result.bound);
@@ -210,6 +218,18 @@ export class LimitProbes {
   }
 }
 
+const JSON_ANSWER_BYTES = Buffer.byteLength(JSON.stringify(JSON_PROBE_ANSWER));
+
+/** Refuses to load a probe whose answer is not `bytes` long: the page probes stand for a page of that size. */
+async function checkAnswerBytes(server: RunningServer, probe: LimitProbe, rotation: Rotation, bytes: number): Promise<void> {
+  const request = probe.request(0, rotation);
+  const response = await fetch(`${server.baseUrl}${request.path}`, { method: request.method, headers: request.headers });
+  const body = await response.text();
+  if (!response.ok || Buffer.byteLength(body) !== bytes) {
+    throw new Error(`bench: ${probe.key} probe answered ${response.status} with ${Buffer.byteLength(body)} bytes, not the page's ${bytes}`);
+  }
+}
+
 /** "framework probes of bare: json 0.40, pk-select 0.62, upsert 0.58": what the card's stack leaves of bare Fastify. */
 export function frameworkLine(probes: readonly ProbeResult[]): string {
   const framework = probes.filter((p) => p.fractionOfBare !== undefined);
@@ -219,17 +239,27 @@ export function frameworkLine(probes: readonly ProbeResult[]): string {
 }
 
 /**
- * "json-page probe of json probe: bare 0.80, framework 0.90": what a catalog page's bytes
- * alone cost each stack against a 60-byte answer.
+ * What a catalog page's bytes alone cost each stack: its json-page probe's req/s ÷ its json
+ * probe's (1 = free), for the stacks whose two probes were measured.
  */
-export function pageSizeLine(probes: readonly ProbeResult[]): string | undefined {
-  const of = (stack: ProbeStack) => {
+export function pageSizeFractions(probes: readonly ProbeResult[]): Partial<Record<ProbeStack, number>> {
+  const fractions: Partial<Record<ProbeStack, number>> = {};
+  for (const stack of ['bare', 'framework'] as const) {
     const page = probes.find((p) => p.stack === stack && p.bound === 'json-page');
     const small = probes.find((p) => p.stack === stack && p.bound === 'json');
-    return page && small ? `${stack} ${(page.figures.requestsPerSecond / small.figures.requestsPerSecond).toFixed(2)}` : undefined;
-  };
-  const stacks = [of('bare'), of('framework')].filter((s) => s !== undefined);
-  return stacks.length ? `json-page probe of json probe (a catalog page's bytes against 60): ${stacks.join(', ')}` : undefined;
+    if (page && small) fractions[stack] = round3(page.figures.requestsPerSecond / small.figures.requestsPerSecond);
+  }
+  return fractions;
+}
+
+/** "json-page probe of json probe (12454 bytes against 59): bare 0.89, framework 0.86" (pageSizeFractions). */
+export function pageSizeLine(probes: readonly ProbeResult[]): string | undefined {
+  const fractions = Object.entries(pageSizeFractions(probes));
+  if (!fractions.length) return undefined;
+  const page = probes.find((p) => p.bound === 'json-page')?.answerBytes;
+  const small = probes.find((p) => p.bound === 'json')?.answerBytes;
+  const sizes = page && small ? ` (${page} bytes against ${small})` : '';
+  return `json-page probe of json probe${sizes}: ${fractions.map(([stack, fraction]) => `${stack} ${fraction.toFixed(2)}`).join(', ')}`;
 }
 
 /**

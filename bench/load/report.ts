@@ -3,7 +3,7 @@ import { cpus, totalmem, loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { DatabaseUse } from '../shared/database-meter.js';
 import type { ExplainedStatement } from './explain.js';
-import { frameworkLine, pageSizeLine, type ProbeResult } from './limits.js';
+import { frameworkLine, pageSizeFractions, pageSizeLine, type ProbeResult } from './limits.js';
 import type { EndpointResult, ServerFigures } from '../shared/load.js';
 import type { BenchOptions } from '../shared/options.js';
 import type { ProfileSummary } from './profile.js';
@@ -101,6 +101,8 @@ export function writeReport(input: ReportInput): { json: string; svg: string } {
     limit_probes: input.probes,
     /** What the card's stack leaves of bare Fastify, per kind of work: the framework probe's req/s ÷ the bare probe's. */
     framework_fraction_of_bare: Object.fromEntries(input.probes.filter((p) => p.fractionOfBare !== undefined).map((p) => [p.bound, p.fractionOfBare])),
+    /** What a catalog page's bytes cost each stack: its json-page probe's req/s ÷ its json probe's (sizes in limit_probes' answerBytes). */
+    json_page_fraction_of_json: pageSizeFractions(input.probes),
     targets,
     token_cache: input.tokenCache,
     chapter_unlock_job: input.unlockJob,
@@ -275,6 +277,7 @@ export function limitTable(results: EndpointResult[], probes: ProbeResult[]): st
   }
   for (const r of results) {
     if (r.status !== 'measured' || !r.service) continue;
+    const sized = r.frameworkSizedLimit;
     rows.push(
       row(
         r.label,
@@ -282,8 +285,11 @@ export function limitTable(results: EndpointResult[], probes: ProbeResult[]): st
         r.limit?.probe ?? '–',
         r.limit ? String(r.limit.probeRequestsPerSecond) : '–',
         r.limit ? r.limit.fraction.toFixed(2) : '–',
-        r.frameworkLimit ? String(r.frameworkLimit.probeRequestsPerSecond) : '–',
-        r.frameworkLimit ? r.frameworkLimit.fraction.toFixed(2) : '–',
+        // The catalog page's second framework probe, of its size (scenario.sizedBound), in the same cells.
+        [r.frameworkLimit && String(r.frameworkLimit.probeRequestsPerSecond), sized && `${sized.probe}: ${sized.probeRequestsPerSecond}`]
+          .filter(Boolean)
+          .join('; ') || '–',
+        [r.frameworkLimit?.fraction.toFixed(2), sized && `${sized.probe}: ${sized.fraction.toFixed(2)}`].filter(Boolean).join('; ') || '–',
         r.service,
       ),
     );

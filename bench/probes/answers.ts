@@ -13,18 +13,35 @@ export const PROBE_ROWS = 10_000;
 /** The json probe's answer: small and fixed, like a category list. */
 export const JSON_PROBE_ANSWER = { data: [{ id: 'romance', name: 'Romance', sort_order: 1 }] };
 
+/** The json-page answer's JSON around its padding: `{"data":"xxx…"}`. */
+const PAGE_FRAME = '{"data":""}';
+
 /**
- * The json-page probe's answer: JSON text of exactly `bytes` bytes (the size of a catalog
- * page the service answers, measured by the bench at start: PROBE_PAGE_BYTES), sent as text
- * as the catalog sends its pages. What the answer's size alone costs, beside the json probe.
+ * The json-page probes' answer: JSON text of exactly `bytes` bytes, sent as text as the
+ * catalog sends its pages (catalog.controller.ts). What the answer's size alone costs, beside
+ * the json probe. The size is measured, not assumed: the bench reads the service's
+ * GET /v1/novels?page=1 after seeding, passes its length to the probes it starts next
+ * (PROBE_PAGE_BYTES, see bench/load/run.ts) and checks their answers' length before loading
+ * them. One padded string rather than a copy of the page: what is measured is the bytes (the
+ * loopback TCP, the load generator reading them), which nothing compresses and autocannon
+ * reads by length without parsing, so their content does not count; the text is made once.
  */
 export function pageProbeAnswer(bytes: number): string {
-  const frame = '{"data":""}';
-  return `{"data":"${'x'.repeat(Math.max(0, bytes - frame.length))}"}`;
+  if (!Number.isInteger(bytes) || bytes < PAGE_FRAME.length) throw new Error(`probe: a page answer of ${bytes} bytes: at least ${PAGE_FRAME.length}`);
+  return `{"data":"${'x'.repeat(bytes - PAGE_FRAME.length)}"}`;
 }
 
-/** PROBE_PAGE_BYTES, the size of the json-page probes' answer. */
-export const probePageBytes = (): number => Number(process.env.PROBE_PAGE_BYTES ?? 12_000);
+/**
+ * PROBE_PAGE_BYTES, the size of the json-page probes' answer. Required: a default would be a
+ * size nobody measured.
+ */
+export function probePageBytes(env: NodeJS.ProcessEnv = process.env): number {
+  const bytes = Number(env.PROBE_PAGE_BYTES);
+  if (!env.PROBE_PAGE_BYTES || !Number.isInteger(bytes) || bytes < PAGE_FRAME.length) {
+    throw new Error(`probe: PROBE_PAGE_BYTES, the size of a catalog page the bench measured, is required (got ${env.PROBE_PAGE_BYTES ?? 'nothing'})`);
+  }
+  return bytes;
+}
 
 /** The pk-select probe's statement, over the rows bench/probes/pk-select.ts creates. */
 export const PK_SELECT = `SELECT novel_id, chapter_number, position_seconds, updated_at FROM ${PROBE_SCHEMA}.rows WHERE id = $1`;

@@ -1,4 +1,4 @@
-import { attachLimits, frameworkLine, limitLine, pageSizeLine, type ProbeResult } from '../../bench/load/limits.js';
+import { attachLimits, frameworkLine, limitLine, pageSizeFractions, pageSizeLine, type ProbeResult } from '../../bench/load/limits.js';
 import { commandOf, limitTable } from '../../bench/load/report.js';
 import { combine, type EndpointResult, type RunFigures } from '../../bench/shared/load.js';
 import { parseOptions } from '../../bench/shared/options.js';
@@ -58,9 +58,17 @@ test('each endpoint gets its fraction of the bare probe and of the framework pro
 
 test("the catalog page also gets its fraction of the framework probe answering its size, and the size's own cost is printed", () => {
   const withPages: ProbeResult[] = [
-    ...probes,
-    { key: 'json-page', bound: 'json-page', stack: 'bare', label: 'bare page', figures: figures(30_000) },
-    { key: 'framework-json-page', bound: 'json-page', stack: 'framework', label: 'framework page', figures: figures(12_000), fractionOfBare: 0.4 },
+    ...probes.map((p) => (p.bound === 'json' ? { ...p, answerBytes: 59 } : p)),
+    { key: 'json-page', bound: 'json-page', stack: 'bare', label: 'bare page', figures: figures(30_000), answerBytes: 12_454 },
+    {
+      key: 'framework-json-page',
+      bound: 'json-page',
+      stack: 'framework',
+      label: 'framework page',
+      figures: figures(12_000),
+      fractionOfBare: 0.4,
+      answerBytes: 12_454,
+    },
   ];
   const [novels, categories] = [endpoint('novels', 10_800), endpoint('categories', 12_000)];
   attachLimits([novels, categories], SCENARIOS, withPages);
@@ -69,8 +77,18 @@ test("the catalog page also gets its fraction of the framework probe answering i
   // Only the endpoint that names a sized probe gets the third fraction.
   expect(categories.frameworkSizedLimit).toBeUndefined();
   expect(limitLine(novels)).toContain('0.90× the framework-json-page probe (10800 of 12000 req/s)');
-  expect(pageSizeLine(withPages)).toBe("json-page probe of json probe (a catalog page's bytes against 60): bare 0.75, framework 0.75");
+  expect(pageSizeFractions(withPages)).toEqual({ bare: 0.75, framework: 0.75 });
+  expect(pageSizeLine(withPages)).toBe('json-page probe of json probe (12454 bytes against 59): bare 0.75, framework 0.75');
   expect(pageSizeLine(probes)).toBeUndefined();
+  // Only the bare pair measured: only its fraction.
+  expect(pageSizeFractions(withPages.filter((p) => p.key !== 'framework-json-page'))).toEqual({ bare: 0.75 });
+  // The table keeps its columns: the page probe's figures share the framework cells of the catalog's row.
+  const table = limitTable([novels, categories], withPages);
+  expect(table).toContain('| `GET /v1/novels` | 10800 | json | 40000 | 0.27 | 16000; framework-json-page: 12000 | 0.68; framework-json-page: 0.90 |');
+  expect(table).toContain('| `GET /v1/categories` | 12000 | json | 40000 | 0.30 | 16000 | 0.75 |');
+  const columns = (line: string) => line.split('|').length;
+  for (const line of table.split('\n')) expect(columns(line)).toBe(columns(table.split('\n')[0]));
+  expect(frameworkLine(withPages)).toMatch(/, json-page 0\.40 \(12000 req\/s/);
 });
 
 test('--node names the Node binary the servers run on, and the command says so', () => {
