@@ -81,3 +81,11 @@ describe('an operation that takes no body', () => {
     expect(wrong).toEqual([]);
   });
 });
+
+test('the access check comes first: without a valid token an unknown parameter is still a 401', async () => {
+  const anonymous = await t.inject({ method: 'GET', url: '/v1/novels?constructor=1' });
+  expect(anonymous.statusCode).toBe(401);
+  expect(anonymous.json().error).toBe('invalid_token');
+  const refused = await t.inject({ method: 'GET', url: '/v1/novels?constructor=1', headers: bearer(tokens.live) });
+  expect(refused.statusCode).toBe(400);
+});

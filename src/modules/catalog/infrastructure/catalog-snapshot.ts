@@ -104,13 +104,13 @@ export class CatalogSnapshot {
 }
 
 /**
- * Reads the published catalog of an environment, and every ending's label, in five
+ * Reads the published catalog of an environment, and every ending's label, in four
  * statements run side by side. They may see different commits of an import; the import's
  * notification then drops the snapshot (see NotifiedCache), so a mixed one never outlives it.
  */
 export async function loadCatalogSnapshot(db: Db, environment: Environment): Promise<CatalogSnapshot> {
   const published = `SELECT id FROM novels WHERE environment = $1 AND status = 'published'`;
-  const [categories, novels, chapters, endings, labels] = await Promise.all([
+  const [categories, novelRows, chapters, endings] = await Promise.all([
     db.query<Category>(`SELECT id, name, sort_order AS "sortOrder" FROM categories WHERE environment = $1 ORDER BY sort_order, id`, [environment]),
     db.query<NovelRow>(`SELECT ${NOVEL_SELECT} FROM novels WHERE environment = $1 AND status = 'published' ORDER BY title, id`, [environment]),
     db.query<ChapterRow>(
@@ -118,32 +118,32 @@ export async function loadCatalogSnapshot(db: Db, environment: Environment): Pro
          FROM chapters WHERE environment = $1 AND novel_id IN (${published}) ORDER BY novel_id, number`,
       [environment],
     ),
-    db.query<Ending & { novelId: string }>(
+    // Every novel's, removed ones included (their endings stay in the table): the published
+    // novels' endings are served, all are labels for reports.
+    db.query<EndingRow>(
       `SELECT novel_id AS "novelId", choice_id AS "choiceId", label, ending, sort_order AS "sortOrder"
-         FROM endings WHERE environment = $1 AND novel_id IN (${published}) ORDER BY novel_id, sort_order, choice_id`,
+         FROM endings WHERE environment = $1 ORDER BY novel_id, sort_order, choice_id`,
       [environment],
     ),
-    // Of every novel: a novel's endings stay in the table when it is removed.
-    db.query<EndingLabelRow>(`SELECT novel_id AS "novelId", choice_id AS "choiceId", label, sort_order AS "sortOrder" FROM endings WHERE environment = $1`, [
-      environment,
-    ]),
   ]);
+  const novels = novelRows.map(toNovel);
+  const publishedIds = new Set(novels.map((novel) => novel.id));
   return new CatalogSnapshot(
     categories,
-    novels.map(toNovel),
+    novels,
     chaptersOf(chapters),
     groupBy(
-      endings,
+      endings.filter((row) => publishedIds.has(row.novelId)),
       (row) => row.novelId,
       ({ choiceId, label, ending, sortOrder }) => ({ choiceId, label, ending, sortOrder }),
     ),
-    endingLabelsOf(labels),
+    endingLabelsOf(endings),
   );
 }
 
-type EndingLabelRow = EndingLabel & { novelId: string; choiceId: string };
+type EndingRow = Ending & { novelId: string };
 
-function endingLabelsOf(rows: readonly EndingLabelRow[]): Map<string, Map<string, EndingLabel>> {
+function endingLabelsOf(rows: readonly EndingRow[]): Map<string, Map<string, EndingLabel>> {
   const byNovel = new Map<string, Map<string, EndingLabel>>();
   for (const { novelId, choiceId, label, sortOrder } of rows) {
     let novel = byNovel.get(novelId);
