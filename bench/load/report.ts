@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { DatabaseUse } from '../shared/database-meter.js';
+import type { EndingStatementCost } from './ending-cost.js';
 import type { ExplainedStatement } from './explain.js';
 import { frameworkLine, pageSizeFractions, pageSizeLine, type ProbeResult } from './limits.js';
 import type { EndpointResult, ServerFigures } from '../shared/load.js';
@@ -35,6 +36,8 @@ export interface ReportInput {
   unlockJob: UnlockJobCheck;
   webhookBacklog: WebhookBacklogCheck;
   longPolls: LongPollCheck;
+  /** The engagement report's ending statement, its answer apart (absent when --only leaves the report out). */
+  endingCost?: EndingStatementCost;
   /** --profile: the service over all endpoints' load and per endpoint, the baseline, the framework probe per probe. */
   profile?: {
     service?: ProfileSummary;
@@ -108,6 +111,7 @@ export function writeReport(input: ReportInput): { json: string; svg: string } {
     chapter_unlock_job: input.unlockJob,
     webhook_backlog: { ...input.webhookBacklog, targets: WEBHOOK_BACKLOG_TARGETS },
     long_polls: { ...input.longPolls, targets: LONG_POLL_TARGETS },
+    engagement_ending_cost: input.endingCost,
     sql: input.sql,
     plans: input.plans,
     profile: input.profile,

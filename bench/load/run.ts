@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { freePort } from '../../src/shared/net/free-port.js';
 import { DatabaseMeter } from '../shared/database-meter.js';
+import { endingCostLine, measureEndingStatement } from './ending-cost.js';
 import { explainHotStatements } from './explain.js';
 import { attachLimits, LimitProbes, type ProbeResult } from './limits.js';
 import { loadEndpoint, type EndpointResult } from '../shared/load.js';
@@ -127,6 +128,9 @@ async function benchOnce(options: BenchOptions, serversNode: { path: string; ver
           sql.push(await statementsPerRequest(database.url, scenario, rotation, service, baseline));
         }
       }
+      // After the endpoints: the service's folding has run, so the counts are read as in service.
+      const endingCost = options.only && !options.only.has('engagement') ? undefined : await measureEndingStatement(database.url, data, meter);
+      if (endingCost) log(endingCostLine(endingCost));
       await probes.measure(options, await probeRotation(), meter);
       const probeResults = probes.results();
       attachLimits(results, SCENARIOS, probeResults);
@@ -169,6 +173,7 @@ async function benchOnce(options: BenchOptions, serversNode: { path: string; ver
         unlockJob,
         webhookBacklog,
         longPolls,
+        endingCost,
         profile,
       });
       log(`bench: results written to ${written.json} and ${written.svg}`);

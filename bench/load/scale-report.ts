@@ -2,6 +2,7 @@
 // compares any two result files: node dist/bench/load/scale-report.js BASE.json SCALED.json
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import type { EndingStatementCost } from './ending-cost.js';
 
 /** The parts of a result file (bench/load/report.ts) the table reads. */
 interface ResultFile {
@@ -16,7 +17,17 @@ interface ResultFile {
   }[];
   chapter_unlock_job?: { readers: number; due: number; runMs: number };
   webhook_backlog?: { backlog: number; claimMs: { median: number; p99: number }; gaugesMs?: { median: number; p99: number } };
+  engagement_ending_cost?: EndingStatementCost;
 }
+
+const ENDING_FIGURES: Record<keyof EndingStatementCost, string> = {
+  countRows: 'count rows read',
+  endings: 'endings in the period',
+  answerRows: 'endings past the minimum (answer rows)',
+  servedCpuMs: 'PostgreSQL CPU ms as served',
+  countedCpuMs: 'PostgreSQL CPU ms without sending its answer',
+  answerCpuUsPerRow: 'PostgreSQL CPU us per answer row',
+};
 
 export interface ScaleRow {
   figure: string;
@@ -47,6 +58,9 @@ export function scaleRows(base: ResultFile, scaled: ResultFile): ScaleRow[] {
   add('webhook claim behind the backlog: ms median', base.webhook_backlog?.claimMs.median, scaled.webhook_backlog?.claimMs.median);
   add('webhook backlog gauges behind the backlog: ms median', base.webhook_backlog?.gaugesMs?.median, scaled.webhook_backlog?.gaugesMs?.median);
   add('webhook backlog: due deliveries', base.webhook_backlog?.backlog, scaled.webhook_backlog?.backlog);
+  const ending = (figure: keyof EndingStatementCost) =>
+    add(`engagement ending statement: ${ENDING_FIGURES[figure]}`, base.engagement_ending_cost?.[figure], scaled.engagement_ending_cost?.[figure]);
+  for (const figure of Object.keys(ENDING_FIGURES) as (keyof EndingStatementCost)[]) ending(figure);
   return rows;
 }
 
