@@ -125,10 +125,10 @@ const catalog = await (async () => {
     });
     chapters.set(r.novel_id as string, list);
   }
-  const endingLabels = new Map<string, Map<string, { label: string; sortOrder: number }>>();
-  for (const r of endingRows) {
+  const endingLabels = new Map<string, Map<string, { label: string; position: number }>>();
+  for (const [position, r] of endingRows.entries()) {
     const novel = endingLabels.get(r.novelId as string) ?? new Map();
-    novel.set(r.choiceId as string, { label: r.label as string, sortOrder: r.sortOrder as number });
+    novel.set(r.choiceId as string, { label: r.label as string, position });
     endingLabels.set(r.novelId as string, novel);
   }
   return {
@@ -459,18 +459,18 @@ app.get('/v1/analytics/engagement', async (request) => {
 });
 
 /**
- * The service's labelEndings, by hand: the rows come grouped by novel in id order; each is
- * labelled from the catalog (its choice id when the catalog lacks it), and a stable sort
- * places it by sort order within its novel, unknown endings last.
+ * The service's labelEndings, by hand: each row is labelled from the catalog (its choice id
+ * when the catalog lacks it) and sorted by its place in the catalog's ending order; unknown
+ * endings after their novel's known ones, unknown novels last, by id.
  */
 function labelEndings(rows: Row[]): Row[] {
-  let novel = 0;
-  const placed = rows.map((row, i) => {
-    if (i > 0 && row.novelId !== rows[i - 1].novelId) novel += 1;
-    const known = catalog.endingLabels.get(row.novelId as string)?.get(row.choiceId as string);
-    return { row: { ...row, label: known?.label ?? row.choiceId }, novel, sortOrder: known?.sortOrder ?? Infinity };
+  const placed = rows.map((row) => {
+    const novel = catalog.endingLabels.get(row.novelId as string);
+    const known = novel?.get(row.choiceId as string);
+    const place = known?.position ?? (novel ? Math.max(...[...novel.values()].map((e) => e.position)) + 0.5 : Infinity);
+    return { row: { ...row, label: known?.label ?? row.choiceId }, place, key: `${row.novelId as string}\u0000${row.choiceId as string}` };
   });
-  placed.sort((a, b) => a.novel - b.novel || (a.sortOrder < b.sortOrder ? -1 : a.sortOrder > b.sortOrder ? 1 : 0));
+  placed.sort((a, b) => (a.place < b.place ? -1 : a.place > b.place ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return placed.map((p) => p.row);
 }
 

@@ -46,13 +46,13 @@ export const CATALOG_NOVELS = `SELECT id, title, synopsis, author, category_id, 
          FROM novels WHERE environment = $1 AND status = 'published' ORDER BY title, id`;
 export const CATALOG_CHAPTERS = `SELECT novel_id, number, title, duration_seconds, audio_status, audio_key, audio_duration_seconds
          FROM chapters WHERE environment = $1 AND novel_id IN (SELECT id FROM novels WHERE environment = $1 AND status = 'published') ORDER BY novel_id, number`;
-/** Every ending's label and sort order, removed novels included: what the engagement report labels its rows with. */
-export const CATALOG_ENDING_LABELS = `SELECT novel_id AS "novelId", choice_id AS "choiceId", label, sort_order AS "sortOrder" FROM endings WHERE environment = $1`;
+/** Every ending's label in the catalog's order, removed novels included: what the engagement report labels and orders its rows with. */
+export const CATALOG_ENDING_LABELS = `SELECT novel_id AS "novelId", choice_id AS "choiceId", label FROM endings WHERE environment = $1 ORDER BY novel_id, sort_order, choice_id`;
 
 /**
  * PgEngagementRepository: the engagement report's three statements, the service's own texts
  * and parameters ($1..$7 from engagementCountParameters). The ending counts come unlabelled,
- * in id order: the server labels them from CATALOG_ENDING_LABELS, as the service does.
+ * unordered: the server labels and orders them from CATALOG_ENDING_LABELS, as the service does.
  */
 export { ENGAGEMENT_STATEMENTS, engagementCountParameters } from '../../src/modules/analytics/queries.js';
 /** $8 of ENGAGEMENT_STATEMENTS.endingCounts: the smallest ending cohort a report shows (the service's MINIMUM_COHORT_SIZE, DECISIONS 14). */

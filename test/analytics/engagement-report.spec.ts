@@ -30,30 +30,35 @@ describe('small-cohort suppression of the ending distribution', () => {
 });
 
 describe('labelling the ending counts from the catalog', () => {
-  const labels = new Map([
-    [
-      'the-heir',
-      new Map([
-        ['stay', { label: 'Stay at the manor', sortOrder: 2 }],
-        ['leave', { label: 'Leave at dawn', sortOrder: 1 }],
-        ['wait', { label: 'Wait', sortOrder: 2 }],
-      ]),
-    ],
-    ['the-pact', new Map([['keep', { label: 'Keep the pact', sortOrder: -5 }]])],
-  ]);
+  /** Labels as the catalog snapshot builds them: `entries` in the database's order (novel, sort order, choice), positions in that order. */
+  const catalogLabels = (entries: readonly (readonly [novel: string, choice: string, label: string])[]) => {
+    const labels = new Map<string, Map<string, { label: string; position: number }>>();
+    for (const [position, [novel, choice, label]] of entries.entries()) {
+      if (!labels.has(novel)) labels.set(novel, new Map());
+      labels.get(novel)!.set(choice, { label, position });
+    }
+    return labels;
+  };
   const chosen = (novelId: string, choiceId: string, count = 20): ChosenEnding => ({ novelId, choiceId, count });
 
-  it('labels each row and orders each novel by sort order, ties and unknown endings in the order given, novels as given', () => {
-    // As the database answers: novels in its collation order (here not JavaScript's), choices in id order.
+  it("labels each row and puts the rows in the catalog's order, unknown endings after their novel's, unknown novels last", () => {
+    // The database's order, which is not JavaScript's here: the-pact before the-heir.
+    const labels = catalogLabels([
+      ['the-pact', 'keep', 'Keep the pact'],
+      ['the-heir', 'leave', 'Leave at dawn'],
+      ['the-heir', 'stay', 'Stay at the manor'],
+      ['the-heir', 'wait', 'Wait'],
+    ]);
     const rows = [
-      chosen('the-pact', 'break', 21),
-      chosen('the-pact', 'keep', 22),
-      chosen('the-heir', 'dropped', 23),
-      chosen('the-heir', 'leave', 24),
-      chosen('the-heir', 'stay', 25),
-      chosen('the-heir', 'vanished', 26),
       chosen('the-heir', 'wait', 27),
       chosen('unknown-novel', 'x', 28),
+      chosen('the-heir', 'vanished', 26),
+      chosen('the-pact', 'break', 21),
+      chosen('Unknown-novel', 'y', 29),
+      chosen('the-heir', 'leave', 24),
+      chosen('the-heir', 'dropped', 23),
+      chosen('the-pact', 'keep', 22),
+      chosen('the-heir', 'stay', 25),
     ];
     expect(labelEndings(rows, labels)).toEqual([
       { novelId: 'the-pact', choiceId: 'keep', label: 'Keep the pact', count: 22 },
@@ -63,38 +68,37 @@ describe('labelling the ending counts from the catalog', () => {
       { novelId: 'the-heir', choiceId: 'wait', label: 'Wait', count: 27 },
       { novelId: 'the-heir', choiceId: 'dropped', label: 'dropped', count: 23 },
       { novelId: 'the-heir', choiceId: 'vanished', label: 'vanished', count: 26 },
+      { novelId: 'Unknown-novel', choiceId: 'y', label: 'y', count: 29 },
       { novelId: 'unknown-novel', choiceId: 'x', label: 'x', count: 28 },
     ]);
     expect(labelEndings([], labels)).toEqual([]);
   });
 
-  it('gives what ORDER BY novel, sort order NULLS LAST, choice gives over the rows as the database orders them', () => {
-    // Few novel and choice ids with few sort orders, so that novels repeat and orders tie.
-    const id = fc.constantFrom('a', 'b', 'c', 'd');
-    const catalog = fc.array(fc.tuple(id, id, fc.string(), fc.integer({ min: -2, max: 2 })));
+  it('gives, from rows in any order, what ORDER BY novel, sort order NULLS LAST, choice gives over a join with the catalog', () => {
+    // A collation unlike JavaScript's order (B < D < a < c there), few ids and sort orders, so that novels repeat and orders tie.
+    const collate = (a: string, b: string) => a.localeCompare(b, 'en');
+    const id = fc.constantFrom('a', 'B', 'c', 'D');
+    const catalog = fc.uniqueArray(fc.tuple(id, id, fc.string(), fc.integer({ min: -2, max: 2 })), { selector: ([novel, choice]) => `${novel} ${choice}` });
     const counted = fc.uniqueArray(fc.tuple(id, id, fc.nat()), { selector: ([novel, choice]) => `${novel} ${choice}` });
     fc.assert(
       fc.property(catalog, counted, (entries, counts) => {
-        const known = new Map<string, Map<string, { label: string; sortOrder: number }>>();
-        for (const [novel, choice, label, sortOrder] of entries) {
-          if (!known.has(novel)) known.set(novel, new Map());
-          known.get(novel)!.set(choice, { label, sortOrder });
-        }
-        // Rows by novel, then choice (the database's order; any fixed order of ids will do).
-        const rows = counts
-          .map(([novelId, choiceId, count]) => chosen(novelId, choiceId, count))
-          .sort((a, b) => a.novelId.localeCompare(b.novelId) || a.choiceId.localeCompare(b.choiceId));
-        const position = (row: ChosenEnding) => rows.indexOf(row);
-        const novelRank = (row: ChosenEnding) => rows.findIndex((r) => r.novelId === row.novelId);
-        const sortOrder = (row: ChosenEnding) => known.get(row.novelId)?.get(row.choiceId)?.sortOrder ?? null;
+        const byCatalogOrder = [...entries].sort(([n1, c1, , s1], [n2, c2, , s2]) => collate(n1, n2) || s1 - s2 || collate(c1, c2));
+        const labels = catalogLabels(byCatalogOrder.map(([novel, choice, label]) => [novel, choice, label] as const));
+        const entry = (row: ChosenEnding) => entries.find(([novel, choice]) => novel === row.novelId && choice === row.choiceId);
+        const known = (row: ChosenEnding) => entries.some(([novel]) => novel === row.novelId);
+        const codeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+        const rows = counts.map(([novelId, choiceId, count]) => chosen(novelId, choiceId, count));
         const expected = [...rows]
           .sort((a, b) => {
-            const [x, y] = [sortOrder(a), sortOrder(b)];
+            if (known(a) !== known(b)) return known(a) ? -1 : 1;
+            if (!known(a)) return codeUnits(a.novelId, b.novelId) || codeUnits(a.choiceId, b.choiceId);
+            const [x, y] = [entry(a)?.[3] ?? null, entry(b)?.[3] ?? null];
             const bySortOrder = x === y ? 0 : x === null ? 1 : y === null ? -1 : x - y;
-            return novelRank(a) - novelRank(b) || bySortOrder || position(a) - position(b);
+            const byChoice = x === null && y === null ? codeUnits(a.choiceId, b.choiceId) : collate(a.choiceId, b.choiceId);
+            return collate(a.novelId, b.novelId) || bySortOrder || byChoice;
           })
-          .map((row) => ({ ...row, label: known.get(row.novelId)?.get(row.choiceId)?.label ?? row.choiceId }));
-        expect(labelEndings(rows, known)).toEqual(expected);
+          .map((row) => ({ ...row, label: entry(row)?.[2] ?? row.choiceId }));
+        expect(labelEndings(rows, labels)).toEqual(expected);
       }),
     );
   });

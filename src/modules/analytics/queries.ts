@@ -64,15 +64,14 @@ export const ENGAGEMENT_STATEMENTS = {
               coalesce(sum(count) FILTER (WHERE measure = 'finished'), 0)::int AS finished
          FROM (${countRows(`'started', 'finished'`)}) AS c`,
   /**
-   * $8: the smallest cohort kept. In id order only, without labels: the service labels the
-   * rows from the catalog in memory and places each in its novel's sort order (labelEndings),
-   * which spares PostgreSQL a join with every ending and a sort that grow with the audience.
+   * $8: the smallest cohort kept. Unordered and without labels: the service labels the rows
+   * from the catalog in memory and puts them in the catalog's order (labelEndings), which
+   * spares PostgreSQL a join with every ending and a sort that grow with the audience.
    */
   endingCounts: `SELECT novel_id AS "novelId", choice_id AS "choiceId", sum(count)::int AS count
          FROM (${countRows(`'endings'`)}) AS c
         GROUP BY novel_id, choice_id
-       HAVING sum(count) >= $8
-        ORDER BY novel_id, choice_id`,
+       HAVING sum(count) >= $8`,
 };
 
 /** $1..$7 of ENGAGEMENT_STATEMENTS: the tenant, and where the window's counts are read (countSpans). */

@@ -1,4 +1,4 @@
-import type { EndingLabels } from '../../catalog/index.js';
+import type { EndingLabel, EndingLabels } from '../../catalog/index.js';
 import { isoDate, parseReportDate, windowBetween, type ReportingWindow } from './reporting-window.js';
 
 /** Ending rows with fewer readers than this are left out of the report (contract 2, 8). */
@@ -62,27 +62,29 @@ export function omitSmallCohorts(rows: readonly EndingCount[], minimum = MINIMUM
 }
 
 /**
- * Labels counted endings from the catalog and places each among its novel's endings by the
- * catalog's sort order. `rows` come grouped by novel (in the database's order, which is kept:
- * ids are compared by its collation, never here), each novel's in choice id order. An ending
- * the catalog no longer holds is labelled by its choice id and placed after the others. The
- * sort is stable, so ties and unknown endings stay in choice id order: the order of
- * `ORDER BY novel_id, sort_order NULLS LAST, choice_id` over a join with the endings.
+ * Labels counted endings from the catalog and puts them in the catalog's order: novel id,
+ * then sort order, then choice id, as the database compared them when the catalog was
+ * loaded (EndingLabel.position). `rows` may come in any order: PostgreSQL does not sort
+ * them, since the rows past the minimum grow with the audience (ADR 0156). An ending the
+ * catalog no longer holds is labelled by its choice id and placed after its novel's known
+ * ones, and a novel the catalog no longer holds after every known novel; among themselves
+ * these compare by UTF-16 code unit, an order that needs no database.
  */
 export function labelEndings(rows: readonly ChosenEnding[], labels: EndingLabels): EndingCount[] {
-  let novel = 0;
-  const placed = rows.map((row, index) => {
-    if (index > 0 && row.novelId !== rows[index - 1].novelId) novel += 1;
-    const known = labels.get(row.novelId)?.get(row.choiceId);
+  const placed = rows.map((row) => {
+    const novel = labels.get(row.novelId);
+    const known = novel?.get(row.choiceId);
     const ending: EndingCount = { novelId: row.novelId, choiceId: row.choiceId, label: known?.label ?? row.choiceId, count: row.count };
-    return { ending, novel, sortOrder: known?.sortOrder ?? Infinity };
+    return { ending, place: known?.position ?? (novel ? lastPosition(novel) + 0.5 : Infinity) };
   });
-  placed.sort((a, b) => a.novel - b.novel || compare(a.sortOrder, b.sortOrder));
+  placed.sort((a, b) => compare(a.place, b.place) || compare(a.ending.novelId, b.ending.novelId) || compare(a.ending.choiceId, b.ending.choiceId));
   return placed.map((row) => row.ending);
 }
 
-/** Also for Infinity against Infinity, where a subtraction would answer NaN. */
-const compare = (a: number, b: number) => (a < b ? -1 : a > b ? 1 : 0);
+const lastPosition = (endings: ReadonlyMap<string, EndingLabel>) => Math.max(...[...endings.values()].map((ending) => ending.position));
+
+/** Numbers, Infinity too (where a subtraction would answer NaN), and strings by UTF-16 code unit. */
+const compare = <T extends number | string>(a: T, b: T) => (a < b ? -1 : a > b ? 1 : 0);
 
 export function engagementReport(
   window: ReportingWindow,

@@ -13,8 +13,8 @@ export abstract class EngagementRepository {
   /**
    * Endings chosen in the window (by `finished_at`), each (novel, choice) chosen at least
    * `minimum` times: small cohorts never leave the database, and a report does not carry
-   * (and hold in memory while it runs) the thousands of rows it would then drop. Ordered by
-   * novel id, then choice id, in the database's collation; unlabelled (see labelEndings).
+   * (and hold in memory while it runs) the thousands of rows it would then drop. In no
+   * particular order and unlabelled: labelEndings orders and labels them.
    */
   abstract endingCounts(tenant: Tenant, window: ReportingWindow, minimum: number): Promise<ChosenEnding[]>;
 }

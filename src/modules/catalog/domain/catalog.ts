@@ -68,8 +68,16 @@ export interface Ending {
   sortOrder: number;
 }
 
-/** What a report names an ending by, and where it places it among its novel's endings. */
-export type EndingLabel = Pick<Ending, 'label' | 'sortOrder'>;
+/** What a report names an ending by, and where it places it. */
+export interface EndingLabel {
+  label: string;
+  /**
+   * The ending's place among every ending of the environment in the catalog's order: novel
+   * id, then sort order, then choice id, compared by the database (ORDER BY at load), so
+   * that a report follows the database's collation without asking it to sort.
+   */
+  position: number;
+}
 
 /**
  * The label of every ending of an environment by novel id, then choice id, removed novels

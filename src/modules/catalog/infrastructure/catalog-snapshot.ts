@@ -143,12 +143,13 @@ export async function loadCatalogSnapshot(db: Db, environment: Environment): Pro
 
 type EndingRow = Ending & { novelId: string };
 
+/** `rows` in the catalog's order (novel id, sort order, choice id), which becomes each label's position. */
 function endingLabelsOf(rows: readonly EndingRow[]): Map<string, Map<string, EndingLabel>> {
   const byNovel = new Map<string, Map<string, EndingLabel>>();
-  for (const { novelId, choiceId, label, sortOrder } of rows) {
+  for (const [position, { novelId, choiceId, label }] of rows.entries()) {
     let novel = byNovel.get(novelId);
     if (!novel) byNovel.set(novelId, (novel = new Map()));
-    novel.set(choiceId, { label, sortOrder });
+    novel.set(choiceId, { label, position });
   }
   return byNovel;
 }
