@@ -29,8 +29,8 @@ const STATEMENT_COUNTS = `SELECT coalesce(sum(calls), 0)::bigint AS statements,
  * both can be given per request. Only one server is under load at a time, so what the database
  * did in the window is that server's work plus what it does with no request at all (the
  * servers' background jobs: webhook polling, the event feed, the scheduled jobs; autovacuum).
- * That idle rate is measured once (calibrateIdle) and taken out of every window, so the
- * figures per request are the requests' own.
+ * That idle rate is measured (calibrateIdle) at start and again before each report, and
+ * taken out of every window, so the figures per request are the requests' own.
  */
 export class DatabaseMeter {
   private idlePerSecond: DatabaseUse = NOTHING;

@@ -347,13 +347,13 @@ async function seedActivity(db: pg.Client, partnerId: string, size: DataSize): P
  * folding job folds a minute's deltas at a time and autovacuum reuses their space, so a table
  * stays near its live rows. Left to the service, the seed's burst of deltas would be folded
  * during the first endpoints' measurements and leave the tables 15 times their live pages
- * (×10) for every report to scan.
+ * (×10) for every report to scan. Answers the tables folded.
  */
-async function foldSignedCounts(db: pg.Client): Promise<void> {
+export async function foldSignedCounts(db: pg.Client): Promise<string[]> {
   const { rows } = await db.query<{ table: string; key: string[] }>(
     `SELECT table_name AS table, array_agg(column_name::text ORDER BY ordinal_position) FILTER (WHERE column_name NOT IN ('id', 'count', 'settled')) AS key
        FROM information_schema.columns WHERE table_schema = current_schema()
-      GROUP BY table_name HAVING count(*) FILTER (WHERE column_name IN ('id', 'count', 'settled')) = 3`,
+      GROUP BY table_name HAVING count(*) FILTER (WHERE column_name IN ('id', 'count', 'settled')) = 3 ORDER BY table_name`,
   );
   for (const { table, key } of rows) {
     const columns = key.join(', ');
@@ -363,6 +363,7 @@ async function foldSignedCounts(db: pg.Client): Promise<void> {
     );
     await db.query(`VACUUM FULL ${table}`);
   }
+  return rows.map(({ table }) => table);
 }
 
 /** The children's accounts' imported sessions (kids:import), spread over the last ACTIVITY_DAYS days; half completed. */

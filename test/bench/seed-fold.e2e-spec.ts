@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { foldSignedCounts } from '../../bench/shared/seed.js';
+import { createTestDatabase } from '../support/test-database.js';
+
+/**
+ * The bench seed's last step before measuring (docs/performance.md): every signed-count table
+ * folded to one settled row per key, as the service's folding job leaves it, with every key's
+ * sum kept and keys that sum to zero gone.
+ */
+const partnerId = randomUUID();
+let db: pg.Client;
+
+beforeAll(async () => {
+  db = new pg.Client({ connectionString: await createTestDatabase() });
+  await db.connect();
+});
+
+afterAll(() => db.end());
+
+const sums = async (table: string, key: string) =>
+  (
+    await db.query<{ key: string; sum: string; rows: number }>(
+      `SELECT ${key} AS key, sum(count)::text AS sum, count(*)::int AS rows FROM ${table} GROUP BY 1 ORDER BY 1`,
+    )
+  ).rows;
+
+test('folds every signed-count table to one settled row per key, keeping each sum', async () => {
+  // Day deltas, some of one key (the trigger adds each to its month), one key summing to zero.
+  const day = `INSERT INTO engagement_day_counts (partner_id, environment, measure, day, novel_id, choice_id, count) VALUES ($1, 'live', 'endings', $2, $3, 'stay', $4)`;
+  for (const [when, novel, count] of [
+    ['2026-10-01', 'heir', 3],
+    ['2026-10-01', 'heir', 4],
+    ['2026-10-02', 'heir', -1],
+    ['2026-10-05', 'pact', 2],
+    ['2026-10-05', 'pact', -2],
+  ] as const) {
+    await db.query(day, [partnerId, when, novel, count]);
+  }
+  await db.query(
+    `INSERT INTO kids_day_counts (partner_id, environment, measure, day, count) VALUES ($1, 'live', 'minutes', '2026-10-01', 5), ($1, 'live', 'minutes', '2026-10-01', 2.5)`,
+    [partnerId],
+  );
+  const dayKey = `novel_id || ' ' || day`;
+  const monthKey = `novel_id || ' ' || month`;
+
+  const folded = await foldSignedCounts(db);
+
+  expect(folded).toEqual(
+    expect.arrayContaining(['engagement_day_counts', 'engagement_month_counts', 'kids_day_counts', 'entitlement_counts', 'webhook_delivery_counts']),
+  );
+  // Settled by other rules, without signed counts: never folded by key.
+  expect(folded).not.toContain('entitlement_day_peaks');
+  for (const table of folded) {
+    expect((await db.query(`SELECT count(*)::int AS n FROM ${table} WHERE NOT settled`)).rows[0].n).toBe(0);
+  }
+  expect(await sums('engagement_day_counts', dayKey)).toEqual([
+    { key: 'heir 2026-10-01', sum: '7', rows: 1 },
+    { key: 'heir 2026-10-02', sum: '-1', rows: 1 },
+  ]);
+  expect(await sums('engagement_month_counts', monthKey)).toEqual([{ key: 'heir 2026-10-01', sum: '6', rows: 1 }]);
+  expect(await sums('kids_day_counts', `measure || ' ' || day`)).toEqual([{ key: 'minutes 2026-10-01', sum: '7.5', rows: 1 }]);
+});
