@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { DatabaseMeter } from '../shared/database-meter.js';
 import type { SeededData } from '../shared/seed.js';
+import { round } from '../shared/round.js';
 import * as sql from '../baseline/sql.js';
 
 /**
@@ -28,7 +29,7 @@ export interface EndingStatementCost {
 const EXECUTIONS = 200;
 const ROUNDS = 5;
 const WARMUP = 20;
-/** Unsettled month rows below which the seed's deltas count as folded. */
+/** Unsettled month rows below which the endpoints' deltas count as folded. */
 const FOLDED_PENDING = 1_000;
 
 /** Measures the ending statement on the seeded partner's period, after the service's folding has run (run it after the endpoints). */
@@ -52,7 +53,7 @@ export async function measureEndingStatement(url: string, data: Pick<SeededData,
     // Alternated, and the median of each kept: the background jobs' CPU lands in some windows.
     const servedRounds: (number | null)[] = [];
     const countedRounds: (number | null)[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let turn = 0; turn < ROUNDS; turn++) {
       servedRounds.push(await cpuPerExecution(served));
       countedRounds.push(await cpuPerExecution(counted));
     }
@@ -72,8 +73,8 @@ export async function measureEndingStatement(url: string, data: Pick<SeededData,
 
 /**
  * Waits (two minutes at most) until the service's folding job (every minute) has folded the
- * seed's month deltas, as it keeps them in service: a few unsettled rows per key of today's
- * writes, not the seed's dozens.
+ * month deltas the endpoints wrote, as it keeps them in service: a few unsettled rows per key
+ * of the last minute's writes.
  */
 async function foldedCounts(db: pg.Client): Promise<void> {
   const deadline = Date.now() + 120_000;
@@ -110,8 +111,4 @@ function median(figures: (number | null)[]): number | null {
   if (figures.some((figure) => figure === null)) return null;
   const sorted = (figures as number[]).toSorted((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
-}
-
-function round(n: number, digits: number): number {
-  return Math.round(n * 10 ** digits) / 10 ** digits;
 }

@@ -122,7 +122,7 @@ async function benchOnce(options: BenchOptions, serversNode: { path: string; ver
         if (options.only && !options.only.has(scenario.key)) continue;
         if (scenario.singleClientRequests) {
           // A report costs PostgreSQL milliseconds a request at a few hundred a second, so the
-          // work the endpoints before it left behind (folding their activity, autovacuum) would
+          // work the endpoints before it left behind (folding their activity, autovacuum) could
           // pass for its own: the background rate is measured again just before.
           const idle = await meter.calibrateIdle(IDLE_CALIBRATION_SECONDS);
           log(`bench: database with no load before ${scenario.label}: ${idle.cpuMs?.toFixed(1)} ms of PostgreSQL CPU/s (taken out of its windows)`);

@@ -3,6 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { EndingStatementCost } from './ending-cost.js';
+import { round } from '../shared/round.js';
 
 /** The parts of a result file (bench/load/report.ts) the table reads. */
 interface ResultFile {
@@ -86,10 +87,6 @@ export function writeScaleReport(root: string, baseFile: string, scaledFile: str
   writeFileSync(markdown, table);
   console.log(table);
   return { markdown };
-}
-
-function round(n: number, digits: number): number {
-  return Math.round(n * 10 ** digits) / 10 ** digits;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {

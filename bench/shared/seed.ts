@@ -5,6 +5,7 @@ import pg from 'pg';
 import type { AppConfig } from '../../src/config/app-config.js';
 import { SCOPES } from '../../src/modules/identity/index.js';
 import { ServerSecrets } from '../../src/shared/crypto/server-secrets.js';
+import { foldStatement } from '../../src/shared/persistence/signed-counts.js';
 import type { DataSize } from './options.js';
 
 export interface BenchCredential {
@@ -356,11 +357,8 @@ export async function foldSignedCounts(db: pg.Client): Promise<string[]> {
       GROUP BY table_name HAVING count(*) FILTER (WHERE column_name IN ('id', 'count', 'settled')) = 3 ORDER BY table_name`,
   );
   for (const { table, key } of rows) {
-    const columns = key.join(', ');
-    await db.query(
-      `WITH folded AS (DELETE FROM ${table} RETURNING ${columns}, count)
-       INSERT INTO ${table} (${columns}, count, settled) SELECT ${columns}, sum(count), true FROM folded GROUP BY ${columns} HAVING sum(count) <> 0`,
-    );
+    // The service's own fold, over every pending row at once.
+    await db.query(foldStatement(table, key), [Number.MAX_SAFE_INTEGER]);
     await db.query(`VACUUM FULL ${table}`);
   }
   return rows.map(({ table }) => table);
