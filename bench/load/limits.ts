@@ -310,3 +310,31 @@ export function databaseFigures(f: ServerFigures): string {
 }
 
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
+
+/** CPU per request of everything a request keeps busy on this machine: the server, PostgreSQL and the load generator. */
+function machineCpuMs(f: ServerFigures): number | null {
+  return f.cpuMsPerRequest === null || f.postgresCpuMsPerRequest === null ? null : f.cpuMsPerRequest + f.postgresCpuMsPerRequest + f.loadCpuMsPerRequest;
+}
+
+/**
+ * Why an endpoint reaches the fraction of its probe it does, in CPU: on a machine whose cores
+ * the server, PostgreSQL and the load generator share, both run until the cores are full, so
+ * the fraction is about the probe's CPU per request over the endpoint's. Then what reaching
+ * `minimum` would allow the server, once PostgreSQL and the load generator have taken theirs,
+ * beside what bare Fastify spends sending the same statements (the baseline). Undefined when a
+ * figure is missing.
+ */
+export function cpuBudgetLine(endpoint: EndpointResult, probe: ProbeResult, minimum: number): string | undefined {
+  const service = endpoint.service;
+  const own = service && machineCpuMs(service);
+  const probeCpu = machineCpuMs(probe.figures);
+  if (!service || !own || !probeCpu) return undefined;
+  const allowed = probeCpu / minimum;
+  const forServer = allowed - service.postgresCpuMsPerRequest! - service.loadCpuMsPerRequest;
+  const baselineServer = endpoint.baseline?.cpuMsPerRequest;
+  return (
+    `CPU per request ${own.toFixed(3)} ms (server ${service.cpuMsPerRequest!.toFixed(3)}, PostgreSQL ${service.postgresCpuMsPerRequest!.toFixed(3)}, load ${service.loadCpuMsPerRequest.toFixed(3)}) ` +
+    `against the ${probe.key} probe's ${probeCpu.toFixed(3)} predicts ${(probeCpu / own).toFixed(2)}×; ${minimum}× allows ${allowed.toFixed(3)} ms, ` +
+    `${forServer.toFixed(3)} for the server${baselineServer == null ? '' : ` (bare Fastify sending the same statements: ${baselineServer.toFixed(3)})`}`
+  );
+}

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { DatabaseUse } from '../shared/database-meter.js';
 import type { EndingStatementCost } from './ending-cost.js';
 import type { ExplainedStatement } from './explain.js';
-import { frameworkLine, pageSizeFractions, pageSizeLine, type ProbeResult } from './limits.js';
+import { cpuBudgetLine, frameworkLine, pageSizeFractions, pageSizeLine, type ProbeResult } from './limits.js';
 import type { EndpointResult, ServerFigures } from '../shared/load.js';
 import type { BenchOptions } from '../shared/options.js';
 import type { ProfileSummary } from './profile.js';
@@ -181,7 +181,9 @@ function checkTargets(results: EndpointResult[], probes: ProbeResult[], tokenCac
     const minimum = (TARGETS.minLimitFraction as Partial<Record<LimitProbeKey, number>>)[probe as LimitProbeKey];
     if (minimum === undefined) continue;
     met[`${r.key}_limit`] = fraction >= minimum;
-    line(fraction >= minimum, `${r.label}: ${fraction.toFixed(2)}× the ${probe} probe (≥ ${minimum})`);
+    const probeResult = probes.find((p) => p.key === probe);
+    const budget = fraction < minimum && probeResult ? cpuBudgetLine(r, probeResult, minimum) : undefined;
+    line(fraction >= minimum, `${r.label}: ${fraction.toFixed(2)}× the ${probe} probe (≥ ${minimum})${budget ? `; ${budget}` : ''}`);
   }
   const frameworkMinimum = TARGETS.minFrameworkFraction as Partial<Record<LimitProbeKey, number>>;
   for (const r of measured.filter((m) => m.frameworkLimit)) {

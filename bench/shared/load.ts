@@ -16,6 +16,10 @@ export interface ServerFigures {
   statusCodes: Record<string, number>;
   /** Server CPU time per answered request (user + system), the steadiest figure on a shared machine. */
   cpuMsPerRequest: number | null;
+  /** Of it, in the kernel. */
+  systemCpuMsPerRequest: number | null;
+  /** The server's main thread taken off a core while runnable, per request (ProcessUse.preemptions). */
+  preemptionsPerRequest: number | null;
   /**
    * PostgreSQL's CPU per request (embedded server only): all its processes during the measured
    * rounds (backends and background work alike), divided by the answered requests.
@@ -275,8 +279,10 @@ export function combine(runs: RunFigures[]): ServerFigures {
   const statusCodes: Record<string, number> = {};
   for (const r of runs) for (const [code, n] of Object.entries(r.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
   const rssRuns = runs.map((r) => r.rss).filter((r) => r !== null);
-  const cpuMs = rssRuns.length === runs.length ? rssRuns.reduce((n, r) => n + r.cpuMs, 0) : null;
   const responses = runs.reduce((n, r) => n + r.responses, 0);
+  /** A figure of the server process summed over the rounds, per answered request; null when a round lacks it. */
+  const processPerRequest = (figure: 'cpuMs' | 'systemCpuMs' | 'preemptions') =>
+    rssRuns.length === runs.length && responses > 0 ? round3(rssRuns.reduce((n, r) => n + r[figure], 0) / responses) : null;
   /** A database figure summed over the rounds, per answered request; null when a round lacks it. */
   const databasePerRequest = (figure: keyof DatabaseUse) =>
     responses > 0 && runs.every((r) => r.database[figure] !== null) ? round3(runs.reduce((n, r) => n + r.database[figure]!, 0) / responses) : null;
@@ -289,7 +295,9 @@ export function combine(runs: RunFigures[]): ServerFigures {
     non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
     errors: runs.reduce((n, r) => n + r.errors, 0),
     statusCodes,
-    cpuMsPerRequest: cpuMs === null || responses === 0 ? null : round3(cpuMs / responses),
+    cpuMsPerRequest: processPerRequest('cpuMs'),
+    systemCpuMsPerRequest: processPerRequest('systemCpuMs'),
+    preemptionsPerRequest: processPerRequest('preemptions'),
     postgresCpuMsPerRequest: databasePerRequest('cpuMs'),
     statementsPerRequest: databasePerRequest('statements'),
     transactionControlPerRequest: databasePerRequest('transactionControl'),
@@ -347,6 +355,6 @@ async function probe(target: RunningServer, request: BenchRequest): Promise<Prob
 }
 
 export const fmt = (f: ServerFigures) =>
-  `${String(f.requestsPerSecond).padStart(6)} req/s p50 ${f.p50Ms.toFixed(1)} p99 ${f.p99Ms.toFixed(1)} ms CPU ${f.cpuMsPerRequest?.toFixed(2) ?? '?'} (pg ${f.postgresCpuMsPerRequest?.toFixed(2) ?? '?'}, load ${f.loadCpuMsPerRequest.toFixed(2)}) ms/req non-2xx ${f.non2xx}`;
+  `${String(f.requestsPerSecond).padStart(6)} req/s p50 ${f.p50Ms.toFixed(1)} p99 ${f.p99Ms.toFixed(1)} ms CPU ${f.cpuMsPerRequest?.toFixed(2) ?? '?'} (sys ${f.systemCpuMsPerRequest?.toFixed(2) ?? '?'}, preempted ${f.preemptionsPerRequest?.toFixed(2) ?? '?'}×, pg ${f.postgresCpuMsPerRequest?.toFixed(2) ?? '?'}, load ${f.loadCpuMsPerRequest.toFixed(2)}) ms/req non-2xx ${f.non2xx}`;
 const round2 = (n: number) => Math.round(n * 100) / 100;
 const round3 = (n: number) => Math.round(n * 1000) / 1000;

@@ -79,6 +79,14 @@ export interface ProcessUse {
   meanMb: number;
   /** CPU time (user + system) the process used meanwhile, in milliseconds. */
   cpuMs: number;
+  /** Of it, in the kernel (socket writes and reads, epoll). */
+  systemCpuMs: number;
+  /**
+   * Times its main thread was taken off the CPU while runnable (nonvoluntary_ctxt_switches):
+   * a socket write that wakes PostgreSQL or the load generator often hands them the core. A
+   * CPU profile samples by wall time, so it books that wait to the write (`writev`).
+   */
+  preemptions: number;
 }
 
 /**
@@ -89,12 +97,12 @@ export interface ProcessUse {
 export class ProcessSampler {
   private readonly samples: number[] = [];
   private timer?: NodeJS.Timeout;
-  private cpuAtStart = 0;
+  private atStart: ThreadUse = { cpuTicks: 0, systemTicks: 0, preemptions: 0 };
 
   constructor(private readonly pid: number) {}
 
   start(intervalMs = 200): void {
-    this.cpuAtStart = cpuTicks(this.pid) ?? 0;
+    this.atStart = threadUse(this.pid) ?? this.atStart;
     this.sample();
     this.timer = setInterval(() => this.sample(), intervalMs);
   }
@@ -102,11 +110,18 @@ export class ProcessSampler {
   stop(): ProcessUse | null {
     if (this.timer) clearInterval(this.timer);
     this.sample();
-    const cpu = cpuTicks(this.pid);
-    if (this.samples.length === 0 || cpu === null) return null;
+    const use = threadUse(this.pid);
+    if (this.samples.length === 0 || use === null) return null;
     const max = Math.max(...this.samples);
     const mean = this.samples.reduce((a, b) => a + b, 0) / this.samples.length;
-    return { maxMb: round1(max / 1024), meanMb: round1(mean / 1024), cpuMs: (cpu - this.cpuAtStart) * (1000 / CLOCK_TICKS_PER_SECOND) };
+    const ms = (ticks: number) => ticks * (1000 / CLOCK_TICKS_PER_SECOND);
+    return {
+      maxMb: round1(max / 1024),
+      meanMb: round1(mean / 1024),
+      cpuMs: ms(use.cpuTicks - this.atStart.cpuTicks),
+      systemCpuMs: ms(use.systemTicks - this.atStart.systemTicks),
+      preemptions: use.preemptions - this.atStart.preemptions,
+    };
   }
 
   private sample(): void {
@@ -137,27 +152,48 @@ function statFields(pid: number | string): string[] | null {
   }
 }
 
-/** utime + stime (fields 14 and 15 of /proc/<pid>/stat). */
-function cpuTicks(pid: number): number | null {
+interface ThreadUse {
+  cpuTicks: number;
+  systemTicks: number;
+  preemptions: number;
+}
+
+/** The process's utime + stime and stime (fields 14 and 15 of /proc/<pid>/stat), and its main thread's preemptions. */
+function threadUse(pid: number): ThreadUse | null {
   const fields = statFields(pid);
-  return fields ? Number(fields[11]) + Number(fields[12]) : null;
+  if (!fields) return null;
+  let preemptions = 0;
+  try {
+    preemptions = Number(/^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    // Gone between the two reads: the stat fields still count.
+  }
+  return { cpuTicks: Number(fields[11]) + Number(fields[12]), systemTicks: Number(fields[12]), preemptions };
 }
 
 /**
  * CPU time of a PostgreSQL server in milliseconds: the postmaster, its live backends, and
- * the backends that have exited (counted in the postmaster's cutime and cstime).
+ * the backends that have exited (counted in the postmaster's cutime and cstime). A backend
+ * reaped while /proc is read would count in neither: the reading is taken again until the
+ * postmaster's children's time held still across it.
  */
 export function postgresCpuMs(postmasterPid: number): number | null {
-  const own = statFields(postmasterPid);
-  if (!own) return null;
-  let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const fields = statFields(entry);
-    // Field 4 (index 1 here) is the parent pid.
-    if (fields && Number(fields[1]) === postmasterPid) ticks += Number(fields[11]) + Number(fields[12]);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const before = statFields(postmasterPid);
+    if (!before) return null;
+    let ticks = 0;
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      const fields = statFields(entry);
+      // Field 4 (index 1 here) is the parent pid.
+      if (fields && Number(fields[1]) === postmasterPid) ticks += Number(fields[11]) + Number(fields[12]);
+    }
+    const after = statFields(postmasterPid);
+    if (!after) return null;
+    const reaped = (fields: string[]) => Number(fields[13]) + Number(fields[14]);
+    if (reaped(before) === reaped(after)) return (ticks + Number(after[11]) + Number(after[12]) + reaped(after)) * (1000 / CLOCK_TICKS_PER_SECOND);
   }
-  return ticks * (1000 / CLOCK_TICKS_PER_SECOND);
+  return null;
 }
 
 const round1 = (n: number) => Math.round(n * 10) / 10;

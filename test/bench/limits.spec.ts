@@ -1,4 +1,4 @@
-import { attachLimits, frameworkLine, limitLine, pageSizeFractions, pageSizeLine, type ProbeResult } from '../../bench/load/limits.js';
+import { attachLimits, cpuBudgetLine, frameworkLine, limitLine, pageSizeFractions, pageSizeLine, type ProbeResult } from '../../bench/load/limits.js';
 import { commandOf, limitTable } from '../../bench/load/report.js';
 import { combine, type EndpointResult, type RunFigures } from '../../bench/shared/load.js';
 import { parseOptions } from '../../bench/shared/options.js';
@@ -15,7 +15,7 @@ const figures = (requestsPerSecond: number) =>
       non2xx: 0,
       errors: 0,
       statusCodes: { 200: requestsPerSecond },
-      rss: { maxMb: 100, meanMb: 90, cpuMs: requestsPerSecond / 10 },
+      rss: { maxMb: 100, meanMb: 90, cpuMs: requestsPerSecond / 10, systemCpuMs: requestsPerSecond / 40, preemptions: requestsPerSecond / 4 },
       database: { cpuMs: 0, statements: 0, transactionControl: 0 },
       loadCpuMs: 1,
       windowUs: [0, 1_000_000],
@@ -97,4 +97,23 @@ test('--node names the Node binary the servers run on, and the command says so',
   expect(options.node).toBe('/usr/bin/node');
   expect(commandOf(options)).toBe('npm run bench -- --quick --node=/usr/bin/node');
   expect(() => parseOptions(['--node'])).toThrow(/--node takes the path of a Node binary/);
+});
+
+test('an endpoint short of its fraction is explained in CPU per request: what the fraction allows the server after PostgreSQL and the load', () => {
+  // The 2026-11-29 01:07 sitting's playback GET and pk-select probe.
+  const cpu = (cpuMsPerRequest: number, postgresCpuMsPerRequest: number | null, loadCpuMsPerRequest: number) => ({
+    ...figures(1_000),
+    cpuMsPerRequest,
+    postgresCpuMsPerRequest,
+    loadCpuMsPerRequest,
+  });
+  const probe: ProbeResult = { key: 'pk-select', bound: 'pk-select', stack: 'bare', label: 'bare pk', figures: cpu(0.04, 0.063, 0.025) };
+  const positionGet = { ...endpoint('position-get', 6_554), service: cpu(0.104, 0.117, 0.035), baseline: cpu(0.064, 0.09, 0.033) };
+  expect(cpuBudgetLine(positionGet, probe, 0.65)).toBe(
+    "CPU per request 0.256 ms (server 0.104, PostgreSQL 0.117, load 0.035) against the pk-select probe's 0.128 predicts 0.50×; " +
+      '0.65× allows 0.197 ms, 0.045 for the server (bare Fastify sending the same statements: 0.064)',
+  );
+  // No PostgreSQL figure (a reading that failed): no explanation rather than a wrong one.
+  expect(cpuBudgetLine({ ...positionGet, service: cpu(0.104, null, 0.035) }, probe, 0.65)).toBeUndefined();
+  expect(cpuBudgetLine({ ...positionGet, baseline: undefined }, probe, 0.65)).toMatch(/0\.045 for the server$/);
 });
