@@ -1,5 +1,5 @@
 import { attachLimits, cpuBudgetLine, frameworkLine, limitLine, pageSizeFractions, pageSizeLine, type ProbeResult } from '../../bench/load/limits.js';
-import { commandOf, limitTable } from '../../bench/load/report.js';
+import { checkTargets, commandOf, limitTable } from '../../bench/load/report.js';
 import { combine, type EndpointResult, type RunFigures } from '../../bench/shared/load.js';
 import { parseOptions } from '../../bench/shared/options.js';
 import { SCENARIOS } from '../../bench/shared/scenarios.js';
@@ -116,4 +116,33 @@ test('an endpoint short of its fraction is explained in CPU per request: what th
   // No PostgreSQL figure (a reading that failed): no explanation rather than a wrong one.
   expect(cpuBudgetLine({ ...positionGet, service: cpu(0.104, null, 0.035) }, probe, 0.65)).toBeUndefined();
   expect(cpuBudgetLine({ ...positionGet, baseline: undefined }, probe, 0.65)).toMatch(/0\.045 for the server$/);
+});
+
+test('the target lines of fractions short of their target carry the CPU budget, of the bare and of the framework probe', () => {
+  const cpu = (requestsPerSecond: number, cpuMsPerRequest: number, postgresCpuMsPerRequest: number, loadCpuMsPerRequest: number) => ({
+    ...figures(requestsPerSecond),
+    cpuMsPerRequest,
+    postgresCpuMsPerRequest,
+    loadCpuMsPerRequest,
+  });
+  const withCpu: ProbeResult[] = probes.map((p) => ({
+    ...p,
+    figures: cpu(p.figures.requestsPerSecond, p.stack === 'bare' ? 0.04 : 0.05, p.bound === 'json' ? 0 : 0.06, 0.02),
+  }));
+  const positionGet = { ...endpoint('position-get', 4_000), service: cpu(4_000, 0.1, 0.06, 0.03) };
+  const chapters = { ...endpoint('chapters-anonymous', 12_000), service: cpu(12_000, 0.04, 0, 0.03) };
+  const categories = { ...endpoint('categories', 15_000), service: cpu(15_000, 0.03, 0, 0.02) };
+  attachLimits([positionGet, chapters, categories], SCENARIOS, withCpu);
+  const tokenCache = { tokens: 10, firstUseUsPerRequest: 150, repeatUsPerRequest: 40, es256VerifyUs: 46, met: true };
+  const { lines } = checkTargets([positionGet, chapters, categories], withCpu, tokenCache);
+  expect(lines).toContain(
+    "target NOT met GET /v1/subscribers/{id}/playback-position: 0.50× the pk-select probe (≥ 0.65); CPU per request 0.190 ms (server 0.100, PostgreSQL 0.060, load 0.030) against the pk-select probe's 0.120 predicts 0.63×; 0.65× allows 0.185 ms, 0.095 for the server",
+  );
+  expect(lines).toContain(
+    "target NOT met GET /v1/novels/{id}/chapters: 0.75× the framework-json probe (≥ 0.8); CPU per request 0.070 ms (server 0.040, PostgreSQL 0.000, load 0.030) against the framework-json probe's 0.070 predicts 1.00×; 0.8× allows 0.088 ms, 0.058 for the server",
+  );
+  // A target met needs no explanation.
+  expect(lines.find((line) => line.includes('GET /v1/categories: 0.94× the framework-json probe'))).toBe(
+    'target met     GET /v1/categories: 0.94× the framework-json probe (≥ 0.8)',
+  );
 });
