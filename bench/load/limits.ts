@@ -318,7 +318,7 @@ function machineCpuMs(f: ServerFigures): number | null {
 
 /**
  * Why an endpoint reaches the fraction of its probe it does, in CPU: on a machine whose cores
- * the server, PostgreSQL and the load generator share, both run until the cores are full, so
+ * the server, PostgreSQL and the load generator share, they run until the cores are full, so
  * the fraction is about the probe's CPU per request over the endpoint's. Then what reaching
  * `minimum` would allow the server, once PostgreSQL and the load generator have taken theirs,
  * beside what bare Fastify spends sending the same statements (the baseline). Undefined when a

@@ -97,12 +97,12 @@ export interface ProcessUse {
 export class ProcessSampler {
   private readonly samples: number[] = [];
   private timer?: NodeJS.Timeout;
-  private atStart: ThreadUse = { cpuTicks: 0, systemTicks: 0, preemptions: 0 };
+  private atStart: ProcessTicks = { cpuTicks: 0, systemTicks: 0, preemptions: 0 };
 
   constructor(private readonly pid: number) {}
 
   start(intervalMs = 200): void {
-    this.atStart = threadUse(this.pid) ?? this.atStart;
+    this.atStart = processTicks(this.pid) ?? this.atStart;
     this.sample();
     this.timer = setInterval(() => this.sample(), intervalMs);
   }
@@ -110,7 +110,7 @@ export class ProcessSampler {
   stop(): ProcessUse | null {
     if (this.timer) clearInterval(this.timer);
     this.sample();
-    const use = threadUse(this.pid);
+    const use = processTicks(this.pid);
     if (this.samples.length === 0 || use === null) return null;
     const max = Math.max(...this.samples);
     const mean = this.samples.reduce((a, b) => a + b, 0) / this.samples.length;
@@ -152,14 +152,14 @@ function statFields(pid: number | string): string[] | null {
   }
 }
 
-interface ThreadUse {
+interface ProcessTicks {
   cpuTicks: number;
   systemTicks: number;
   preemptions: number;
 }
 
 /** The process's utime + stime and stime (fields 14 and 15 of /proc/<pid>/stat), and its main thread's preemptions. */
-function threadUse(pid: number): ThreadUse | null {
+function processTicks(pid: number): ProcessTicks | null {
   const fields = statFields(pid);
   if (!fields) return null;
   let preemptions = 0;
