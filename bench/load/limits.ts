@@ -6,6 +6,7 @@ import type { BenchOptions } from '../shared/options.js';
 import { FRAMEWORK_PROBE_PATHS, JSON_PROBE_ANSWER, PROBE_ROWS } from '../probes/answers.js';
 import type { LimitProbeKey, Rotation, Scenario } from '../shared/scenarios.js';
 import { startServer, type RunningServer } from '../shared/servers.js';
+import { round } from '../shared/round.js';
 
 /** A limit probe: a bare server (bench/probes), or a route of the framework probe, loaded like the endpoints. */
 interface LimitProbe extends Scenario {
@@ -208,7 +209,7 @@ export class LimitProbes {
     }));
     for (const result of results.filter((r) => r.stack === 'framework')) {
       const bare = results.find((r) => r.stack === 'bare' && r.bound === result.bound);
-      if (bare) result.fractionOfBare = round3(result.figures.requestsPerSecond / bare.figures.requestsPerSecond);
+      if (bare) result.fractionOfBare = round(result.figures.requestsPerSecond / bare.figures.requestsPerSecond, 3);
     }
     return results;
   }
@@ -247,7 +248,7 @@ export function pageSizeFractions(probes: readonly ProbeResult[]): Partial<Recor
   for (const stack of ['bare', 'framework'] as const) {
     const page = probes.find((p) => p.stack === stack && p.bound === 'json-page');
     const small = probes.find((p) => p.stack === stack && p.bound === 'json');
-    if (page && small) fractions[stack] = round3(page.figures.requestsPerSecond / small.figures.requestsPerSecond);
+    if (page && small) fractions[stack] = round(page.figures.requestsPerSecond / small.figures.requestsPerSecond, 3);
   }
   return fractions;
 }
@@ -271,7 +272,7 @@ export function attachLimits(results: EndpointResult[], scenarios: readonly Scen
   const fraction = (rps: number, probe: ProbeResult) => ({
     probe: probe.key,
     probeRequestsPerSecond: probe.figures.requestsPerSecond,
-    fraction: round3(rps / probe.figures.requestsPerSecond),
+    fraction: round(rps / probe.figures.requestsPerSecond, 3),
   });
   for (const result of results) {
     const scenario = scenarios.find((s) => s.key === result.key);
@@ -308,8 +309,6 @@ export function databaseFigures(f: ServerFigures): string {
       : `${f.statementsPerRequest.toFixed(2)} statements and round trips per request (of which BEGIN/COMMIT ${f.transactionControlPerRequest?.toFixed(2)})`;
   return `${statements}, PostgreSQL CPU ${f.postgresCpuMsPerRequest?.toFixed(3) ?? 'n/a'} ms per request`;
 }
-
-const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 /** CPU per request of everything a request keeps busy on this machine: the server, PostgreSQL and the load generator. */
 function machineCpuMs(f: ServerFigures): number | null {

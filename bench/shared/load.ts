@@ -3,6 +3,7 @@ import type { BenchOptions } from './options.js';
 import type { DatabaseMeter, DatabaseUse } from './database-meter.js';
 import type { BenchRequest, Rotation, Scenario } from './scenarios.js';
 import { ProcessSampler, type ProcessUse, type RunningServer } from './servers.js';
+import { round } from './round.js';
 
 /** One server's figures for one endpoint, over every measured round. */
 export interface ServerFigures {
@@ -125,10 +126,12 @@ export async function loadEndpoint(
     status: 'measured',
     service: serviceFigures,
     baseline: baselineFigures,
-    ratio: baselineFigures ? round3(serviceFigures.requestsPerSecond / baselineFigures.requestsPerSecond) : undefined,
-    p99Ratio: baselineFigures ? round3(serviceFigures.p99Ms / baselineFigures.p99Ms) : undefined,
+    ratio: baselineFigures ? round(serviceFigures.requestsPerSecond / baselineFigures.requestsPerSecond, 3) : undefined,
+    p99Ratio: baselineFigures ? round(serviceFigures.p99Ms / baselineFigures.p99Ms, 3) : undefined,
     cpuRatio:
-      baselineFigures?.cpuMsPerRequest && serviceFigures.cpuMsPerRequest ? round3(serviceFigures.cpuMsPerRequest / baselineFigures.cpuMsPerRequest) : undefined,
+      baselineFigures?.cpuMsPerRequest && serviceFigures.cpuMsPerRequest
+        ? round(serviceFigures.cpuMsPerRequest / baselineFigures.cpuMsPerRequest, 3)
+        : undefined,
     note: !withBaseline ? 'the baseline has no such route' : bodiesDiffer ? 'the baseline answers the probe with another body (see the log)' : undefined,
     singleClient,
     serviceWindowsUs: runs.get(service)!.map((r) => r.windowUs),
@@ -183,7 +186,7 @@ async function oneAtATime(target: RunningServer, scenario: Scenario, rotation: R
     latencies[i] = performance.now() - started;
   }
   latencies.sort();
-  return { requests: count, p50Ms: round2(percentile(latencies, 0.5)), p99Ms: round2(percentile(latencies, 0.99)), maxMs: round2(latencies[count - 1]) };
+  return { requests: count, p50Ms: round(percentile(latencies, 0.5), 2), p99Ms: round(percentile(latencies, 0.99), 2), maxMs: round(latencies[count - 1], 2) };
 }
 
 export interface RunFigures {
@@ -282,15 +285,15 @@ export function combine(runs: RunFigures[]): ServerFigures {
   const responses = runs.reduce((n, r) => n + r.responses, 0);
   /** A figure of the server process summed over the rounds, per answered request; null when a round lacks it. */
   const processPerRequest = (figure: 'cpuMs' | 'systemCpuMs' | 'preemptions') =>
-    rssRuns.length === runs.length && responses > 0 ? round3(rssRuns.reduce((n, r) => n + r[figure], 0) / responses) : null;
+    rssRuns.length === runs.length && responses > 0 ? round(rssRuns.reduce((n, r) => n + r[figure], 0) / responses, 3) : null;
   /** A database figure summed over the rounds, per answered request; null when a round lacks it. */
   const databasePerRequest = (figure: keyof DatabaseUse) =>
-    responses > 0 && runs.every((r) => r.database[figure] !== null) ? round3(runs.reduce((n, r) => n + r.database[figure]!, 0) / responses) : null;
+    responses > 0 && runs.every((r) => r.database[figure] !== null) ? round(runs.reduce((n, r) => n + r.database[figure]!, 0) / responses, 3) : null;
   const seconds = runs.reduce((n, r) => n + r.durationSeconds, 0);
   return {
     requestsPerSecond: Math.round(responses / seconds),
-    p50Ms: round2(percentile(all, 0.5)),
-    p99Ms: round2(percentile(all, 0.99)),
+    p50Ms: round(percentile(all, 0.5), 2),
+    p99Ms: round(percentile(all, 0.99), 2),
     responses,
     non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
     errors: runs.reduce((n, r) => n + r.errors, 0),
@@ -301,9 +304,9 @@ export function combine(runs: RunFigures[]): ServerFigures {
     postgresCpuMsPerRequest: databasePerRequest('cpuMs'),
     statementsPerRequest: databasePerRequest('statements'),
     transactionControlPerRequest: databasePerRequest('transactionControl'),
-    loadCpuMsPerRequest: responses === 0 ? 0 : round3(runs.reduce((n, r) => n + r.loadCpuMs, 0) / responses),
+    loadCpuMsPerRequest: responses === 0 ? 0 : round(runs.reduce((n, r) => n + r.loadCpuMs, 0) / responses, 3),
     rssMaxMb: rssRuns.length ? Math.max(...rssRuns.map((r) => r.maxMb)) : null,
-    rssMeanMb: rssRuns.length ? round2(rssRuns.reduce((n, r) => n + r.meanMb, 0) / rssRuns.length) : null,
+    rssMeanMb: rssRuns.length ? round(rssRuns.reduce((n, r) => n + r.meanMb, 0) / rssRuns.length, 2) : null,
     rounds: runs.map((r) => Math.round(r.responses / r.durationSeconds)),
   };
 }
@@ -356,5 +359,3 @@ async function probe(target: RunningServer, request: BenchRequest): Promise<Prob
 
 export const fmt = (f: ServerFigures) =>
   `${String(f.requestsPerSecond).padStart(6)} req/s p50 ${f.p50Ms.toFixed(1)} p99 ${f.p99Ms.toFixed(1)} ms CPU ${f.cpuMsPerRequest?.toFixed(2) ?? '?'} (sys ${f.systemCpuMsPerRequest?.toFixed(2) ?? '?'}, preempted ${f.preemptionsPerRequest?.toFixed(2) ?? '?'}×, pg ${f.postgresCpuMsPerRequest?.toFixed(2) ?? '?'}, load ${f.loadCpuMsPerRequest.toFixed(2)}) ms/req non-2xx ${f.non2xx}`;
-const round2 = (n: number) => Math.round(n * 100) / 100;
-const round3 = (n: number) => Math.round(n * 1000) / 1000;

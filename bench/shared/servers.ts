@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { round } from './round.js';
 
 /** A server under test: the service, the baseline or a limit probe, each its own process. */
 export interface RunningServer {
@@ -116,8 +117,8 @@ export class ProcessSampler {
     const mean = this.samples.reduce((a, b) => a + b, 0) / this.samples.length;
     const ms = (ticks: number) => ticks * (1000 / CLOCK_TICKS_PER_SECOND);
     return {
-      maxMb: round1(max / 1024),
-      meanMb: round1(mean / 1024),
+      maxMb: round(max / 1024, 1),
+      meanMb: round(mean / 1024, 1),
       cpuMs: ms(use.cpuTicks - this.atStart.cpuTicks),
       systemCpuMs: ms(use.systemTicks - this.atStart.systemTicks),
       preemptions: use.preemptions - this.atStart.preemptions,
@@ -196,5 +197,4 @@ export function postgresCpuMs(postmasterPid: number): number | null {
   return null;
 }
 
-const round1 = (n: number) => Math.round(n * 10) / 10;
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

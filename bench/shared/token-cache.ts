@@ -2,6 +2,7 @@ import { generateKeyPairSync, sign, verify } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { BenchCredential } from './seed.js';
 import type { RunningServer } from './servers.js';
+import { round } from './round.js';
 
 /**
  * "A repeat token costs no signature verification", measured: the service's main-thread
@@ -40,9 +41,9 @@ export async function checkTokenCache(service: RunningServer, credentials: reado
   const es256VerifyUs = measureVerify();
   return {
     tokens: count,
-    firstUseUsPerRequest: round1(firstUse),
-    repeatUsPerRequest: round1(repeat),
-    es256VerifyUs: round1(es256VerifyUs),
+    firstUseUsPerRequest: round(firstUse, 1),
+    repeatUsPerRequest: round(repeat, 1),
+    es256VerifyUs: round(es256VerifyUs, 1),
     met: firstUse - repeat >= es256VerifyUs / 2,
   };
 }
@@ -100,5 +101,3 @@ function measureVerify(): number {
   for (let i = 0; i < runs; i++) verify('sha256', data, { key: publicKey, dsaEncoding: 'ieee-p1363' }, signature);
   return Number(process.hrtime.bigint() - started) / 1000 / runs;
 }
-
-const round1 = (n: number) => Math.round(n * 10) / 10;
