@@ -38,12 +38,17 @@ export function recordedQuery(activity: ActivitySql): SqlFragment {
  * The count rows of `measures` (constants, never input) over a window: the monthly sums of
  * its months read whole ($3..$4, none when null) and the day counts of the spans
  * ($5 first, $6 last, $7 sign) of countSpans. Together they sum exactly the window's days.
+ *
+ * Each row's count is read as an integer: `sum` of a bigint answers a numeric, and making,
+ * comparing and casting one numeric per ending cost PostgreSQL a fifth of the ending
+ * statement; `sum` of integers answers a bigint. One partner's count for one month and ending
+ * stays far below 2^31, and the report's figures are integers already.
  */
 const countRows = (measures: string) => `
-  SELECT measure, since_day, novel_id, choice_id, count FROM engagement_month_counts
+  SELECT measure, since_day, novel_id, choice_id, count::int AS count FROM engagement_month_counts
    WHERE partner_id = $1 AND environment = $2 AND measure IN (${measures}) AND month BETWEEN $3::date AND $4::date
   UNION ALL
-  SELECT d.measure, d.since_day, d.novel_id, d.choice_id, d.count * s.sign
+  SELECT d.measure, d.since_day, d.novel_id, d.choice_id, d.count::int * s.sign
     FROM unnest($5::date[], $6::date[], $7::int[]) AS s (first, last, sign)
     JOIN engagement_day_counts d ON d.partner_id = $1 AND d.environment = $2 AND d.measure IN (${measures}) AND d.day BETWEEN s.first AND s.last`;
 
