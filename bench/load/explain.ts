@@ -18,8 +18,43 @@ interface PlanNode {
   'Index Name'?: string;
   'Actual Rows'?: number;
   'Actual Loops'?: number;
+  'Actual Total Time'?: number;
   'Rows Removed by Filter'?: number;
+  'Shared Hit Blocks'?: number;
+  'Shared Read Blocks'?: number;
   Plans?: PlanNode[];
+}
+
+const nodeName = (node: PlanNode) =>
+  `${node['Node Type']}${node['Index Name'] ? ` using ${node['Index Name']}` : ''}${node['Relation Name'] ? ` on ${node['Relation Name']}` : ''}`;
+
+/**
+ * The `top` plan nodes of one execution of `text` that took longest (their children
+ * included), each as "name: ms, rows, loops, blocks": what a figure that missed its target
+ * spent its time on. Run in a transaction rolled back, so a writing statement changes nothing.
+ */
+export async function slowestPlanNodes(db: pg.Client, text: string, parameters: unknown[], top = 6): Promise<string[]> {
+  await db.query('BEGIN');
+  try {
+    const { rows } = await db.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, parameters);
+    const nodes: PlanNode[] = [];
+    const walk = (node: PlanNode) => {
+      nodes.push(node);
+      for (const child of node.Plans ?? []) walk(child);
+    };
+    walk((rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan);
+    const ms = (node: PlanNode) => (node['Actual Total Time'] ?? 0) * (node['Actual Loops'] ?? 1);
+    return nodes
+      .toSorted((a, b) => ms(b) - ms(a))
+      .slice(0, top)
+      .map(
+        (node) =>
+          `${nodeName(node)}: ${ms(node).toFixed(1)} ms, ${node['Actual Rows'] ?? 0} rows × ${node['Actual Loops'] ?? 1} loops, ` +
+          `${(node['Shared Hit Blocks'] ?? 0) + (node['Shared Read Blocks'] ?? 0)} blocks`,
+      );
+  } finally {
+    await db.query('ROLLBACK');
+  }
 }
 
 /**
@@ -56,8 +91,7 @@ export async function explainHotStatements(url: string, data: SeededData): Promi
       const nodes: string[] = [];
       const sequentialScans: string[] = [];
       const walk = (node: PlanNode) => {
-        const on = node['Relation Name'] ? ` on ${node['Relation Name']}` : '';
-        nodes.push(`${node['Node Type']}${node['Index Name'] ? ` using ${node['Index Name']}` : ''}${on}`);
+        nodes.push(nodeName(node));
         const rowsRead = ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0)) * (node['Actual Loops'] ?? 1);
         if (node['Node Type'] === 'Seq Scan' && rowsRead > 500) sequentialScans.push(`${node['Relation Name']} (${rowsRead} rows)`);
         for (const child of node.Plans ?? []) walk(child);

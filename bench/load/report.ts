@@ -142,6 +142,9 @@ function backgroundWorkLines(backlog: WebhookBacklogCheck, polls: LongPollCheck)
   const mark = (met: boolean) => (met ? 'met' : 'NOT MET');
   return [
     `target webhook claim behind ${backlog.backlog} due deliveries <= ${WEBHOOK_BACKLOG_TARGETS.claimMs} ms (median): ${backlog.claimMs.median} ms ${mark(backlog.claimMs.median <= WEBHOOK_BACKLOG_TARGETS.claimMs)}`,
+    ...(backlog.slowClaim
+      ? [`  the claim's slowest plan nodes: ${backlog.slowClaim.plan.join('; ')}; the deliveries table: ${JSON.stringify(backlog.slowClaim.table)}`]
+      : []),
     `target another partner's event delivered <= ${WEBHOOK_BACKLOG_TARGETS.otherPartnerDeliveryMs} ms: ${backlog.otherPartnerDeliveryMs.max} ms at most ${mark(backlog.otherPartnerDeliveryMs.max <= WEBHOOK_BACKLOG_TARGETS.otherPartnerDeliveryMs)}`,
     `target feed reads per event with ${polls.polls} waiting polls <= ${LONG_POLL_TARGETS.feedReadsPerEvent}: ${polls.feedReadsPerEvent} ${mark(polls.feedReadsPerEvent <= LONG_POLL_TARGETS.feedReadsPerEvent)}`,
   ];

@@ -6,7 +6,7 @@ import type { EndingStatementCost } from './ending-cost.js';
 import { round } from '../shared/round.js';
 
 /** The parts of a result file (bench/load/report.ts) the table reads. */
-interface ResultFile {
+export interface ResultFile {
   command: string;
   data: { rows: Record<string, number> };
   endpoints: {
@@ -65,8 +65,36 @@ export function scaleRows(base: ResultFile, scaled: ResultFile): ScaleRow[] {
   return rows;
 }
 
+/** Issue 41's bound on the engagement report: its PostgreSQL CPU per report at ×N over ×1. */
+export const ENGAGEMENT_CPU_RATIO_TARGET = 1.3;
+
+/**
+ * The engagement report's verdict: its PostgreSQL CPU per report under load at ×N over ×1,
+ * and the same without the part that sends the ending statement's answer. The answer grows
+ * with the endings past the cohort minimum, which the catalog bounds (every ending past it
+ * at ×10 in the bench's data), the rest with the counts read: the second ratio says which.
+ */
+export function engagementScaleLine(base: ResultFile, scaled: ResultFile): string | undefined {
+  const cpu = (file: ResultFile) => file.endpoints.find((e) => e.key === 'engagement' && e.status === 'measured')?.service?.postgresCpuMsPerRequest;
+  const [a, b] = [cpu(base), cpu(scaled)];
+  if (!a || !b) return undefined;
+  const ratio = round(b / a, 2);
+  const verdict = ratio <= ENGAGEMENT_CPU_RATIO_TARGET ? 'target met    ' : 'target not met';
+  const line = `${verdict} engagement report: PostgreSQL CPU per report ${a} → ${b} ms, ×${ratio.toFixed(2)} (≤ ${ENGAGEMENT_CPU_RATIO_TARGET})`;
+  const answer = (cost: EndingStatementCost | undefined) =>
+    cost?.servedCpuMs != null && cost.countedCpuMs != null ? Math.max(0, cost.servedCpuMs - cost.countedCpuMs) : undefined;
+  const [answerA, answerB] = [answer(base.engagement_ending_cost), answer(scaled.engagement_ending_cost)];
+  if (answerA === undefined || answerB === undefined || a - answerA <= 0) return line;
+  const rows = `${base.engagement_ending_cost!.answerRows.toLocaleString('en')} → ${scaled.engagement_ending_cost!.answerRows.toLocaleString('en')}`;
+  return (
+    `${line}; sending the ending answer (${rows} rows past the minimum) ${round(answerA, 3)} → ${round(answerB, 3)} ms, ` +
+    `the rest ${round(a - answerA, 3)} → ${round(b - answerB, 3)} ms, ×${round((b - answerB) / (a - answerA), 2).toFixed(2)}`
+  );
+}
+
 export function scaleTable(base: ResultFile, scaled: ResultFile, baseFile: string, scaledFile: string): string {
   const show = (n: number | null) => (n === null ? '–' : n.toLocaleString('en'));
+  const engagement = engagementScaleLine(base, scaled);
   return [
     `# ${scaled.command}`,
     '',
@@ -76,6 +104,7 @@ export function scaleTable(base: ResultFile, scaled: ResultFile, baseFile: strin
     '| --- | ---: | ---: | ---: |',
     ...scaleRows(base, scaled).map((row) => `| ${row.figure} | ${show(row.base)} | ${show(row.scaled)} | ${row.ratio === null ? '–' : row.ratio.toFixed(2)} |`),
     '',
+    ...(engagement ? [engagement, ''] : []),
   ].join('\n');
 }
 

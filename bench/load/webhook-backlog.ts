@@ -6,8 +6,10 @@ import { AppModule } from '../../src/app.module.js';
 import { createApp } from '../../src/bootstrap/create-app.js';
 import { loadConfig } from '../../src/config/app-config.js';
 import { WebhookDeliveryRepository, WebhookEndpointsService } from '../../src/modules/webhooks/index.js';
+import { CLAIM_SQL } from '../../src/modules/webhooks/infrastructure/typeorm-webhook-delivery.repository.js';
 import { HttpMetrics } from '../../src/observability/metrics.js';
 import type { Tenant } from '../../src/shared/tenancy/tenant.js';
+import { slowestPlanNodes } from './explain.js';
 
 /**
  * The webhook claim behind one partner's large backlog (DECISIONS 27, issue 25): `backlog`
@@ -23,6 +25,11 @@ export interface WebhookBacklogCheck {
   gaugesMs: { median: number; p99: number };
   /** From B's event being due to B's receiver having it, each of `rounds` events. */
   otherPartnerDeliveryMs: { median: number; max: number };
+  /**
+   * When the claim's median misses its target: where one more claim spends its time, and the
+   * table's vacuum state. Two ×1 sittings of eight met 386 and 625 ms with nothing to say why.
+   */
+  slowClaim?: { plan: string[]; table: Record<string, unknown> };
 }
 
 export const WEBHOOK_BACKLOG_TARGETS = { claimMs: 5, otherPartnerDeliveryMs: 1000 };
@@ -39,9 +46,9 @@ export async function measureWebhookBacklog(url: string, env: Record<string, str
   await db.connect();
   const [a, b] = await Promise.all([partner(db, 'bench backlog A'), partner(db, 'bench backlog B')]);
   try {
-    const { claimMs, gaugesMs } = await timeClaims(config, url, a, b, slowReceiver.url, watchedReceiver.url, db, backlog);
+    const { claimMs, gaugesMs, slowClaim } = await timeClaims(config, url, a, b, slowReceiver.url, watchedReceiver.url, db, backlog);
     const otherPartnerDeliveryMs = await timeOtherPartnerDelivery(config, url, db, b, watchedReceiver);
-    return { backlog, claimMs, gaugesMs, otherPartnerDeliveryMs };
+    return { backlog, claimMs, gaugesMs, otherPartnerDeliveryMs, slowClaim };
   } finally {
     for (const tenant of [a, b]) {
       await db.query(`DELETE FROM webhook_deliveries WHERE partner_id = $1`, [tenant.partnerId]);
@@ -64,7 +71,7 @@ async function timeClaims(
   watchedUrl: string,
   db: pg.Client,
   backlog: number,
-): Promise<Pick<WebhookBacklogCheck, 'claimMs' | 'gaugesMs'>> {
+): Promise<Pick<WebhookBacklogCheck, 'claimMs' | 'gaugesMs' | 'slowClaim'>> {
   const context = await NestFactory.createApplicationContext(AppModule.forRoot({ config, databaseUrl: url, metrics: new HttpMetrics() }), {
     logger: ['error'],
   });
@@ -91,10 +98,23 @@ async function timeClaims(
         [a.partnerId, b.partnerId],
       );
     }
-    return { claimMs: summary(times), gaugesMs: summary(gaugeTimes) };
+    const claimMs = summary(times);
+    const slowClaim = claimMs.median > WEBHOOK_BACKLOG_TARGETS.claimMs ? await explainSlowClaim(db, config.webhookPartnerConcurrency) : undefined;
+    return { claimMs, gaugesMs: summary(gaugeTimes), slowClaim };
   } finally {
     await context.close();
   }
+}
+
+/** One more claim's slowest plan nodes, and what autovacuum and ANALYZE last did to the deliveries table. */
+async function explainSlowClaim(db: pg.Client, perTenant: number): Promise<NonNullable<WebhookBacklogCheck['slowClaim']>> {
+  const plan = await slowestPlanNodes(db, CLAIM_SQL, [64, perTenant, 20_000]);
+  const { rows } = await db.query<Record<string, unknown>>(
+    `SELECT n_live_tup, n_dead_tup, last_autovacuum, last_autoanalyze, last_analyze,
+            (SELECT count(*)::int FROM pg_stat_activity WHERE backend_xmin IS NOT NULL AND pid <> pg_backend_pid()) AS snapshots_held
+       FROM pg_stat_user_tables WHERE relname = 'webhook_deliveries'`,
+  );
+  return { plan, table: rows[0] ?? {} };
 }
 
 /** The service with its worker on (in this process), delivering A's backlog; B's events are timed to its receiver. */
