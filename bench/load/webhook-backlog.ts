@@ -6,7 +6,7 @@ import { AppModule } from '../../src/app.module.js';
 import { createApp } from '../../src/bootstrap/create-app.js';
 import { loadConfig } from '../../src/config/app-config.js';
 import { WebhookDeliveryRepository, WebhookEndpointsService } from '../../src/modules/webhooks/index.js';
-import { CLAIM_SQL } from '../../src/modules/webhooks/infrastructure/typeorm-webhook-delivery.repository.js';
+import { CLAIM_SQL } from '../../src/modules/webhooks/queries.js';
 import { HttpMetrics } from '../../src/observability/metrics.js';
 import type { Tenant } from '../../src/shared/tenancy/tenant.js';
 import { slowestPlanNodes } from './explain.js';

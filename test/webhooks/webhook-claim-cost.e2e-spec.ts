@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { BACKLOG_SQL, CLAIM_SQL } from '../../src/modules/webhooks/infrastructure/typeorm-webhook-delivery.repository.js';
+import { BACKLOG_SQL } from '../../src/modules/webhooks/infrastructure/typeorm-webhook-delivery.repository.js';
+import { CLAIM_SQL } from '../../src/modules/webhooks/queries.js';
 import { Db } from '../../src/shared/persistence/db.js';
 import { SignedCountFolding } from '../../src/shared/persistence/signed-counts.js';
 import { UnitOfWork } from '../../src/shared/persistence/unit-of-work.js';
