@@ -25,6 +25,9 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 
+/** A plan's nodes, outermost first. */
+const planNodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(planNodes)];
+
 const nodeName = (node: PlanNode) =>
   `${node['Node Type']}${node['Index Name'] ? ` using ${node['Index Name']}` : ''}${node['Relation Name'] ? ` on ${node['Relation Name']}` : ''}`;
 
@@ -37,12 +40,7 @@ export async function slowestPlanNodes(db: pg.Client, text: string, parameters: 
   await db.query('BEGIN');
   try {
     const { rows } = await db.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, parameters);
-    const nodes: PlanNode[] = [];
-    const walk = (node: PlanNode) => {
-      nodes.push(node);
-      for (const child of node.Plans ?? []) walk(child);
-    };
-    walk((rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan);
+    const nodes = planNodes((rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan);
     const ms = (node: PlanNode) => (node['Actual Total Time'] ?? 0) * (node['Actual Loops'] ?? 1);
     return nodes
       .toSorted((a, b) => ms(b) - ms(a))
@@ -88,15 +86,12 @@ export async function explainHotStatements(url: string, data: SeededData): Promi
     for (const [name, text, parameters] of statements) {
       const { rows } = await db.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, parameters);
       const plan = (rows[0]['QUERY PLAN'] as { Plan: PlanNode; 'Execution Time': number }[])[0];
-      const nodes: string[] = [];
-      const sequentialScans: string[] = [];
-      const walk = (node: PlanNode) => {
-        nodes.push(nodeName(node));
-        const rowsRead = ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0)) * (node['Actual Loops'] ?? 1);
-        if (node['Node Type'] === 'Seq Scan' && rowsRead > 500) sequentialScans.push(`${node['Relation Name']} (${rowsRead} rows)`);
-        for (const child of node.Plans ?? []) walk(child);
-      };
-      walk(plan.Plan);
+      const all = planNodes(plan.Plan);
+      const nodes = all.map(nodeName);
+      const rowsRead = (node: PlanNode) => ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0)) * (node['Actual Loops'] ?? 1);
+      const sequentialScans = all
+        .filter((node) => node['Node Type'] === 'Seq Scan' && rowsRead(node) > 500)
+        .map((node) => `${node['Relation Name']} (${rowsRead(node)} rows)`);
       explained.push({ name, nodes, sequentialScans, executionMs: Math.round(plan['Execution Time'] * 1000) / 1000 });
     }
   } finally {

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { round } from '../shared/round.js';
 import type { DatabaseUse } from '../shared/database-meter.js';
 import type { EndingStatementCost } from './ending-cost.js';
 import type { ExplainedStatement } from './explain.js';
@@ -83,7 +84,7 @@ export function writeReport(input: ReportInput): { json: string; svg: string } {
       cpus: cpus().length,
       cpu_model: cpus()[0]?.model,
       memory_gb: Math.round(totalmem() / 2 ** 30),
-      load_average_at_end: loadavg().map((n) => Math.round(n * 100) / 100),
+      load_average_at_end: loadavg().map((n) => round(n, 2)),
       // The servers' Node (--node); the bench's own, which loads them, beside it.
       node: input.serversNode.version,
       node_path: input.serversNode.path,

@@ -9,6 +9,7 @@ import { WebhookDeliveryRepository, WebhookEndpointsService } from '../../src/mo
 import { CLAIM_SQL } from '../../src/modules/webhooks/queries.js';
 import { HttpMetrics } from '../../src/observability/metrics.js';
 import type { Tenant } from '../../src/shared/tenancy/tenant.js';
+import { round } from '../shared/round.js';
 import { slowestPlanNodes } from './explain.js';
 
 /**
@@ -36,6 +37,8 @@ export const WEBHOOK_BACKLOG_TARGETS = { claimMs: 5, otherPartnerDeliveryMs: 100
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const CLAIMS = 50;
+/** Each timed claim as the worker makes it: deliveries at most, and the lease in ms. */
+const CLAIM = { limit: 64, leaseMs: 20_000 };
 const ROUNDS = 5;
 
 export async function measureWebhookBacklog(url: string, env: Record<string, string>, backlog: number): Promise<WebhookBacklogCheck> {
@@ -90,7 +93,7 @@ async function timeClaims(
       await repository.backlog();
       gaugeTimes.push(performance.now() - read);
       const started = performance.now();
-      await repository.claimDue(64, config.webhookPartnerConcurrency, 20_000);
+      await repository.claimDue(CLAIM.limit, config.webhookPartnerConcurrency, CLAIM.leaseMs);
       times.push(performance.now() - started);
       // Give the leases back, so every claim meets the same backlog.
       await db.query(
@@ -108,7 +111,7 @@ async function timeClaims(
 
 /** One more claim's slowest plan nodes, and what autovacuum and ANALYZE last did to the deliveries table. */
 async function explainSlowClaim(db: pg.Client, perTenant: number): Promise<NonNullable<WebhookBacklogCheck['slowClaim']>> {
-  const plan = await slowestPlanNodes(db, CLAIM_SQL, [64, perTenant, 20_000]);
+  const plan = await slowestPlanNodes(db, CLAIM_SQL, [CLAIM.limit, perTenant, CLAIM.leaseMs]);
   const { rows } = await db.query<Record<string, unknown>>(
     `SELECT n_live_tup, n_dead_tup, last_autovacuum, last_autoanalyze, last_analyze,
             (SELECT count(*)::int FROM pg_stat_activity WHERE backend_xmin IS NOT NULL AND pid <> pg_backend_pid()) AS snapshots_held
@@ -145,7 +148,7 @@ async function timeOtherPartnerDelivery(
       await Promise.race([arrived, new Promise((_, reject) => setTimeout(() => reject(new Error("partner B's delivery did not arrive within 30 s")), 30_000))]);
       times.push(performance.now() - started);
     }
-    return { median: round(percentile(times, 0.5)), max: round(Math.max(...times)) };
+    return { median: round(percentile(times, 0.5), 2), max: round(Math.max(...times), 2) };
   } finally {
     await app.close();
   }
@@ -202,5 +205,4 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 }
 
-const round = (ms: number) => Math.round(ms * 100) / 100;
-const summary = (times: number[]) => ({ median: round(percentile(times, 0.5)), p99: round(percentile(times, 0.99)) });
+const summary = (times: number[]) => ({ median: round(percentile(times, 0.5), 2), p99: round(percentile(times, 0.99), 2) });

@@ -1,3 +1,5 @@
+import { round } from '../shared/round.js';
+
 /**
  * The soak's verdict (docs/performance.md, "Soak"): a pure function of the minutes the soak
  * observed. Nothing here reads a clock, a file or the database, so the rules are unit-tested
@@ -227,8 +229,8 @@ function driftFailures(run: SoakRun, rules: VerdictRules, notes: string[]): stri
       const figure = spanFigure(values, kept);
       if (figure !== undefined && figure > limit) {
         failures.push(
-          `${s.what} drifted: ${round(figure)} ${s.unit} in minutes ${values[0].minute}–${values.at(-1)!.minute}, over ${round(limit)} ${s.unit} ` +
-            `(${baseSpan}: ${round(baseline)} ${s.unit}; each the mean of the lowest ${kept})`,
+          `${s.what} drifted: ${round(figure, 1)} ${s.unit} in minutes ${values[0].minute}–${values.at(-1)!.minute}, over ${round(limit, 1)} ${s.unit} ` +
+            `(${baseSpan}: ${round(baseline, 1)} ${s.unit}; each the mean of the lowest ${kept})`,
         );
         break;
       }
@@ -309,5 +311,4 @@ function webhookFailures(run: SoakRun): string[] {
   return failures;
 }
 
-const round = (n: number) => Math.round(n * 10) / 10;
-const mb = (bytes: number) => round(bytes / 2 ** 20);
+const mb = (bytes: number) => round(bytes / 2 ** 20, 1);
