@@ -179,7 +179,8 @@ function processTicks(pid: number): ProcessTicks | null {
  * postmaster's children's time held still across it.
  */
 export function postgresCpuMs(postmasterPid: number): number | null {
-  for (let attempt = 0; attempt < 5; attempt++) {
+  // On a busy machine a scan of /proc takes long enough to meet a reap often: retake it up to 20 times.
+  for (let attempt = 0; attempt < 20; attempt++) {
     const before = statFields(postmasterPid);
     if (!before) return null;
     let ticks = 0;

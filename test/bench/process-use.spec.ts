@@ -6,9 +6,10 @@ import { postgresCpuMs, ProcessSampler } from '../../bench/shared/servers.js';
 /** What the bench reads from /proc: a server's CPU, its kernel share and preemptions, and a PostgreSQL server's CPU with its exited backends. */
 
 test('the sampler reads CPU, kernel CPU and preemptions of a live process from /proc', async () => {
-  // A child that spends about a second of CPU reading a /proc file (a syscall each time), says so and stays.
+  // A child that spends half a second of its own CPU reading a /proc file (a syscall each time),
+  // says so and stays. CPU, not wall time: on a busy machine a second of wall time is less CPU.
   const busy =
-    'const {readFileSync}=require("fs");const end=Date.now()+1000;while(Date.now()<end){readFileSync("/proc/self/stat")}console.log("done");setTimeout(()=>{},60000)';
+    'const {readFileSync}=require("fs");const spent=()=>{const u=process.cpuUsage();return (u.user+u.system)/1000};while(spent()<500){readFileSync("/proc/self/stat")}console.log("done");setTimeout(()=>{},60000)';
   const child = spawn(process.execPath, ['-e', busy]);
   const sampler = new ProcessSampler(child.pid!);
   sampler.start(50);
@@ -45,8 +46,9 @@ test('each round adds up, and the figures come per answered request', () => {
 });
 
 test("a server's CPU with its exited children never goes backwards while children exit and are reaped", async () => {
-  // A stand-in for the postmaster: it keeps starting children that burn a few milliseconds and exit, and reaps them.
-  const churn = `const {spawn}=require("child_process");const burn="const e=Date.now()+15;while(Date.now()<e){}";
+  // A stand-in for the postmaster: it keeps starting children that burn some milliseconds and exit, and reaps them
+  // (a reap every ~13 ms, far more often than PostgreSQL closes backends).
+  const churn = `const {spawn}=require("child_process");const burn="const e=Date.now()+40;while(Date.now()<e){}";
     const next=()=>spawn(process.execPath,["-e",burn]).on("exit",next);for(let i=0;i<3;i++)next();console.log("up")`;
   const parent = spawn(process.execPath, ['-e', churn]);
   try {
