@@ -11,7 +11,8 @@ import { partnerWithEndpoint } from './webhook-test-kit.js';
  * DECISIONS 27 and issue 25: the claim's cost must not grow with any partner's backlog,
  * nor must the backlog gauges'. Measured in what PostgreSQL reads (buffers touched, from
  * EXPLAIN ANALYZE), which does not depend on the machine: the claim behind one partner's
- * 40 000 due deliveries reads about what it reads behind 1 000.
+ * 40 000 due deliveries reads about what it reads behind 1 000, and nothing of a deleted
+ * endpoint's 20 000.
  */
 let t: TestApp;
 let db: pg.Client;
@@ -67,6 +68,25 @@ it("reads about as much behind one partner's 40 000 due deliveries as behind 1 0
   const { rows } = await db.query<{ url: string }>(CLAIM_SQL, [64, 4, 20_000]);
   await db.query('ROLLBACK');
   expect(rows.map((row) => row.url).sort()).toEqual([...Array(4).fill('http://127.0.0.1:9/backlog'), 'http://127.0.0.1:9/other']);
+});
+
+it("reads nothing of a deleted endpoint's backlog, even while another transaction's snapshot keeps its dead rows", async () => {
+  const claimBefore = await buffersRead(CLAIM_SQL, [64, 4, 20_000]);
+  const leaving = await partnerWithEndpoint(t, 'http://127.0.0.1:9/leaving');
+  await addDue(leaving.tenant.partnerId, leaving.endpoint.id, 20_000, 1);
+  // A snapshot older than the deletion: its index entries stay live to PostgreSQL, so a
+  // scan that meets them fetches each one's row (the case that slowed every partner's claim).
+  const holder = new pg.Client({ connectionString: t.databaseUrl });
+  await holder.connect();
+  try {
+    await holder.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+    await holder.query('SELECT 1');
+    await db.query(`DELETE FROM webhook_endpoints WHERE id = $1`, [leaving.endpoint.id]);
+    const claimAfter = await buffersRead(CLAIM_SQL, [64, 4, 20_000]);
+    expect({ claimBefore, claimAfter, flat: claimAfter <= claimBefore * 1.5 + 20 }).toEqual({ claimBefore, claimAfter, flat: true });
+  } finally {
+    await holder.end();
+  }
 });
 
 it("plans the claim without JIT on the service's own connections, however costly PostgreSQL thinks it is", async () => {

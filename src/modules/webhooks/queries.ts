@@ -14,25 +14,16 @@ export const LEASE_IS_LIVE = (table: string) => `${table}.status = 'pending' AND
  * locked with SKIP LOCKED and updated in the same statement, as a redelivery may hold one.
  * (The UPDATE sits in a CTE because TypeORM answers a top-level UPDATE with a row count.)
  *
- * Its cost grows with the tenants that have pending deliveries, never with a backlog
- * (ADR 0060): the tenants are found by skipping through the tenant index one tenant at a
- * time (a loose index scan), each is asked whether its earliest pending row is due, its
- * live leases are counted in the index of leased rows, and only its offers are read.
+ * Its cost grows with the tenants that have endpoints, never with a backlog (ADR 0060):
+ * each tenant with an endpoint is asked whether its earliest pending row is due, its live
+ * leases are counted in the index of leased rows, and only its offers are read. Tenants come
+ * from the endpoints, not from the queue's index: a deleted endpoint takes its backlog with it,
+ * and the dead index entries it leaves until vacuum are then never walked, even while another
+ * transaction's snapshot keeps them from being skipped cheaply.
  */
 export const CLAIM_SQL = `
-  WITH RECURSIVE pending_tenants AS (
-    (SELECT partner_id, environment FROM webhook_deliveries
-     WHERE status = 'pending' ORDER BY partner_id, environment LIMIT 1)
-    UNION ALL
-    SELECT later.partner_id, later.environment
-    FROM pending_tenants p
-    CROSS JOIN LATERAL (
-      SELECT partner_id, environment FROM webhook_deliveries
-      WHERE status = 'pending' AND (partner_id, environment) > (p.partner_id, p.environment)
-      ORDER BY partner_id, environment LIMIT 1
-    ) later
-  ), tenants AS (
-    SELECT t.partner_id, t.environment FROM pending_tenants t
+  WITH tenants AS (
+    SELECT t.partner_id, t.environment FROM (SELECT DISTINCT partner_id, environment FROM webhook_endpoints) t
     WHERE (SELECT min(d.next_attempt_at) FROM webhook_deliveries d
            WHERE d.partner_id = t.partner_id AND d.environment = t.environment AND d.status = 'pending') <= now()
   ), offers AS (
