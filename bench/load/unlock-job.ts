@@ -1,10 +1,7 @@
-import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
 import pg from 'pg';
-import { AppModule } from '../../src/app.module.js';
 import { loadConfig } from '../../src/config/app-config.js';
 import { ChapterUnlockJob } from '../../src/modules/reading/index.js';
-import { HttpMetrics } from '../../src/observability/metrics.js';
+import { withServiceContext } from '../shared/service-context.js';
 
 /**
  * The `chapter.unlocked` job at scale: `readers` opened novels on the schedule, `due` of
@@ -24,16 +21,13 @@ export async function measureUnlockJob(url: string, env: Record<string, string>,
   const db = new pg.Client({ connectionString: url });
   await db.connect();
   const partnerId = await seedReaders(db, novelId, readers, due);
-  const context = await NestFactory.createApplicationContext(
-    AppModule.forRoot({ config: loadConfig({ ...env, DATABASE_URL: url }), databaseUrl: url, metrics: new HttpMetrics() }),
-    { logger: ['error'] },
-  );
   try {
-    const started = performance.now();
-    const result = await context.get(ChapterUnlockJob).runOnce(new Date());
-    return { readers, due, announced: result.announced, runMs: Math.round(performance.now() - started) };
+    return await withServiceContext(loadConfig({ ...env, DATABASE_URL: url }), url, async (context) => {
+      const started = performance.now();
+      const result = await context.get(ChapterUnlockJob).runOnce(new Date());
+      return { readers, due, announced: result.announced, runMs: Math.round(performance.now() - started) };
+    });
   } finally {
-    await context.close();
     await db.query(`DELETE FROM webhook_deliveries WHERE partner_id = $1`, [partnerId]);
     await db.query(`DELETE FROM webhook_events WHERE partner_id = $1`, [partnerId]);
     await db.query(`DELETE FROM chapter_unlock_schedule WHERE partner_id = $1`, [partnerId]);

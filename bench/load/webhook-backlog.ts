@@ -1,15 +1,13 @@
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
 import { createServer, type Server } from 'node:http';
 import pg from 'pg';
-import { AppModule } from '../../src/app.module.js';
 import { createApp } from '../../src/bootstrap/create-app.js';
 import { loadConfig } from '../../src/config/app-config.js';
 import { WebhookDeliveryRepository, WebhookEndpointsService } from '../../src/modules/webhooks/index.js';
 import { CLAIM_SQL } from '../../src/modules/webhooks/queries.js';
-import { HttpMetrics } from '../../src/observability/metrics.js';
 import type { Tenant } from '../../src/shared/tenancy/tenant.js';
 import { round } from '../shared/round.js';
+import { withServiceContext } from '../shared/service-context.js';
 import { slowestPlanNodes } from './explain.js';
 
 /**
@@ -75,10 +73,7 @@ async function timeClaims(
   db: pg.Client,
   backlog: number,
 ): Promise<Pick<WebhookBacklogCheck, 'claimMs' | 'gaugesMs' | 'slowClaim'>> {
-  const context = await NestFactory.createApplicationContext(AppModule.forRoot({ config, databaseUrl: url, metrics: new HttpMetrics() }), {
-    logger: ['error'],
-  });
-  try {
+  return withServiceContext(config, url, async (context) => {
     const endpoints = context.get(WebhookEndpointsService);
     const endpointA = await endpoints.create(a, slowUrl, ['novel.finished']);
     await seedBacklog(db, a, endpointA.endpoint.id, backlog);
@@ -104,9 +99,7 @@ async function timeClaims(
     const claimMs = summary(times);
     const slowClaim = claimMs.median > WEBHOOK_BACKLOG_TARGETS.claimMs ? await explainSlowClaim(db, config.webhookPartnerConcurrency) : undefined;
     return { claimMs, gaugesMs: summary(gaugeTimes), slowClaim };
-  } finally {
-    await context.close();
-  }
+  });
 }
 
 /** One more claim's slowest plan nodes, and what autovacuum and ANALYZE last did to the deliveries table. */

@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { AppConfig } from '../../src/config/app-config.js';
+import { type AppConfig, loadConfig } from '../../src/config/app-config.js';
 import { SCOPES } from '../../src/modules/identity/index.js';
 import { ServerSecrets } from '../../src/shared/crypto/server-secrets.js';
-import { foldStatement } from '../../src/shared/persistence/signed-counts.js';
+import { SignedCountFolding } from '../../src/shared/persistence/signed-counts.js';
 import type { DataSize } from './options.js';
+import { withServiceContext } from './service-context.js';
 
 export interface BenchCredential {
   clientId: string;
@@ -54,7 +55,8 @@ const BENCH_AUDIO_PREFIX = 'live/bench';
  * (INSERT … SELECT over generate_series, in batches that report progress). Everything
  * derives from row numbers through cheap hashes, so a run is reproducible in shape.
  */
-export async function seed(url: string, size: DataSize, serverSecret: string, dataDir: string, audioSourceDir: string): Promise<SeededData> {
+export async function seed(serviceEnv: Record<string, string>, size: DataSize, audioSourceDir: string): Promise<SeededData> {
+  const { DATABASE_URL: url, SERVER_SECRET: serverSecret, DATA_DIR: dataDir } = serviceEnv;
   const db = new pg.Client({ connectionString: url });
   await db.connect();
   const started = Date.now();
@@ -69,7 +71,7 @@ export async function seed(url: string, size: DataSize, serverSecret: string, da
     await seedPositions(db, partnerId, size);
     await seedActivity(db, partnerId, size);
     await seedKidsActivity(db, partnerId, size);
-    await step('signed counts folded, their tables compacted', () => foldSignedCounts(db));
+    await step('signed counts folded, their tables compacted', () => foldSignedCounts(db, url, serviceEnv));
     await step('VACUUM ANALYZE', () => db.query('VACUUM ANALYZE'));
     const rowCounts = await countRows(db);
     log(
@@ -343,25 +345,28 @@ async function seedActivity(db: pg.Client, partnerId: string, size: DataSize): P
 }
 
 /**
- * Folds every signed-count table (ADR 0129: `id`, its key columns, `count`, `settled`) into
- * one settled row per key and rewrites it compactly: the state the service keeps. There the
- * folding job folds a minute's deltas at a time and autovacuum reuses their space, so a table
+ * Settles every table the service's signed-count job settles (ADR 0129), by the job's own
+ * registry and statements, then rewrites each compactly: the state the service keeps. There
+ * the job settles a minute's deltas at a time and autovacuum reuses their space, so a table
  * stays near its live rows. Left to the service, the seed's burst of deltas would be folded
  * during the first endpoints' measurements and leave the tables 15 times their live pages
- * (×10) for every report to scan. Answers the tables folded.
+ * (×10) for every report to scan. Answers the tables settled.
  */
-export async function foldSignedCounts(db: pg.Client): Promise<string[]> {
-  const { rows } = await db.query<{ table: string; key: string[] }>(
-    `SELECT table_name AS table, array_agg(column_name::text ORDER BY ordinal_position) FILTER (WHERE column_name NOT IN ('id', 'count', 'settled')) AS key
-       FROM information_schema.columns WHERE table_schema = current_schema()
-      GROUP BY table_name HAVING count(*) FILTER (WHERE column_name IN ('id', 'count', 'settled')) = 3 ORDER BY table_name`,
-  );
-  for (const { table, key } of rows) {
-    // The service's own fold, over every pending row at once.
-    await db.query(foldStatement(table, key), [Number.MAX_SAFE_INTEGER]);
-    await db.query(`VACUUM FULL ${table}`);
-  }
-  return rows.map(({ table }) => table);
+export async function foldSignedCounts(db: pg.Client, url: string, serviceEnv: Record<string, string>): Promise<string[]> {
+  const tables = await withServiceContext(loadConfig({ ...serviceEnv, DATABASE_URL: url }), url, async (context) => {
+    const folding = context.get(SignedCountFolding);
+    const registered = folding.registeredTables();
+    // foldAll leaves a table whose turn another holds (the job's own run): fold until none is pending.
+    while ((await pendingRows(db, registered)) > 0) await folding.foldAll();
+    return registered;
+  });
+  for (const table of tables) await db.query(`VACUUM FULL ${table}`);
+  return tables;
+}
+
+async function pendingRows(db: pg.Client, tables: readonly string[]): Promise<number> {
+  const counts = tables.map((table) => `(SELECT count(*) FROM ${table} WHERE NOT settled)`).join(' + ');
+  return (await db.query<{ pending: number }>(`SELECT (${counts})::int AS pending`)).rows[0].pending;
 }
 
 /** The children's accounts' imported sessions (kids:import), spread over the last ACTIVITY_DAYS days; half completed. */

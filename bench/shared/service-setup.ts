@@ -68,7 +68,7 @@ export async function withSeededService<T>(size: DataSize, env: Record<string, s
     log('bench: starting the service once to apply the migrations');
     const migrating = await startServer({ name: 'service', script, env: serviceEnv, port: servicePort, node });
     await migrating.stop();
-    const data = await seed(database.url, size, SERVER_SECRET, dataDir, join(ROOT, 'catalog/demo/audio'));
+    const data = await seed(serviceEnv, size, join(ROOT, 'catalog/demo/audio'));
     const setup: ServiceSetup = {
       dataDir,
       database,

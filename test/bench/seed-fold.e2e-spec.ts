@@ -1,18 +1,25 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { foldSignedCounts } from '../../bench/shared/seed.js';
+import { TEST_BASE_URL, TEST_SERVER_SECRET } from '../support/test-app.js';
 import { createTestDatabase } from '../support/test-database.js';
 
 /**
- * The bench seed's last step before measuring (docs/performance.md): every signed-count table
- * folded to one settled row per key, as the service's folding job leaves it, with every key's
- * sum kept and keys that sum to zero gone.
+ * The bench seed's last step before measuring (docs/performance.md): every table the service's
+ * signed-count job settles, settled by the job's own registry and statements: each signed
+ * count folded to one settled row per key, with every key's sum kept and keys that sum to zero
+ * gone, and the billing day summaries settled by their own rule.
  */
 const partnerId = randomUUID();
 let db: pg.Client;
+let url: string;
 
 beforeAll(async () => {
-  db = new pg.Client({ connectionString: await createTestDatabase() });
+  url = await createTestDatabase();
+  db = new pg.Client({ connectionString: url });
   await db.connect();
 });
 
@@ -44,13 +51,30 @@ test('folds every signed-count table to one settled row per key, keeping each su
   const dayKey = `novel_id || ' ' || day`;
   const monthKey = `novel_id || ' ' || month`;
 
-  const folded = await foldSignedCounts(db);
+  // A billing day marked pending by an entitlement change: settled by its own rule, not by key.
+  await db.query(
+    `INSERT INTO entitlement_day_peaks (partner_id, environment, product, day, changed_from) VALUES ($1, 'live', 'premium', '2026-10-01', '2026-10-01T08:00:00Z')`,
+    [partnerId],
+  );
+
+  const folded = await foldSignedCounts(db, url, {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    PUBLIC_BASE_URL: TEST_BASE_URL,
+    SERVER_SECRET: TEST_SERVER_SECRET,
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'prl-seed-fold-')),
+  });
 
   expect(folded).toEqual(
-    expect.arrayContaining(['engagement_day_counts', 'engagement_month_counts', 'kids_day_counts', 'entitlement_counts', 'webhook_delivery_counts']),
+    expect.arrayContaining([
+      'engagement_day_counts',
+      'engagement_month_counts',
+      'kids_day_counts',
+      'entitlement_counts',
+      'webhook_delivery_counts',
+      'entitlement_day_peaks',
+    ]),
   );
-  // Settled by other rules, without signed counts: never folded by key.
-  expect(folded).not.toContain('entitlement_day_peaks');
   for (const table of folded) {
     expect((await db.query(`SELECT count(*)::int AS n FROM ${table} WHERE NOT settled`)).rows[0].n).toBe(0);
   }
