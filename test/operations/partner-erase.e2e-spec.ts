@@ -5,7 +5,7 @@ import { PartnerErasureService } from '../../src/modules/offboarding/index.js';
 import { PartnerRowsRepository } from '../../src/modules/offboarding/domain/partner-rows.repository.js';
 import { importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
 import { partnerClient, type PartnerClient } from '../fixtures/partner-client.js';
-import { buildOnce, runNode } from '../support/processes.js';
+import { buildOnce, runNode, type ExitStatus } from '../support/processes.js';
 import { bearer, serviceEnvFor, startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
@@ -26,7 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-async function cli(...args: string[]): Promise<{ code: number | null; stdout: string; output: string }> {
+async function cli(...args: string[]): Promise<{ code: ExitStatus; stdout: string; output: string }> {
   const run = runNode('dist/src/cli.js', args, { ...serviceEnvFor(t), LOG_LEVEL: 'silent' });
   let stdout = '';
   run.child.stdout!.on('data', (chunk) => (stdout += chunk));

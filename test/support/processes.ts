@@ -43,11 +43,14 @@ export function buildOnce(): void {
   }
 }
 
+/** How a process ended: its exit code, or the signal that ended it (so a failed expectation names it). */
+export type ExitStatus = number | NodeJS.Signals | null;
+
 export interface ServiceProcess {
   child: ChildProcess;
   output(): string;
   waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<void>;
-  exit(): Promise<number | null>;
+  exit(): Promise<ExitStatus>;
 }
 
 /** Runs the built service (dist/src/main.js) or CLI as a real child process. */
@@ -60,7 +63,7 @@ export function runNode(script: string, args: string[], env: Record<string, stri
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<ExitStatus>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
   return {
     child,
     output: () => output,
