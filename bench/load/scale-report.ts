@@ -19,6 +19,7 @@ export interface ResultFile {
   chapter_unlock_job?: { readers: number; due: number; runMs: number };
   webhook_backlog?: { backlog: number; claimMs: { median: number; p99: number }; gaugesMs?: { median: number; p99: number } };
   engagement_ending_cost?: EndingStatementCost;
+  limit_probes?: { key: string; stack: string; figures: { cpuMsPerRequest?: number } }[];
 }
 
 const ENDING_FIGURES: Record<keyof EndingStatementCost, string> = {
@@ -62,7 +63,24 @@ export function scaleRows(base: ResultFile, scaled: ResultFile): ScaleRow[] {
   const ending = (figure: keyof EndingStatementCost) =>
     add(`engagement ending statement: ${ENDING_FIGURES[figure]}`, base.engagement_ending_cost?.[figure], scaled.engagement_ending_cost?.[figure]);
   for (const figure of Object.keys(ENDING_FIGURES) as (keyof EndingStatementCost)[]) ending(figure);
+  add(`${MACHINE_PROBE.label}: CPU ms per request (the machine's speed)`, machineProbeCpu(base), machineProbeCpu(scaled));
   return rows;
+}
+
+/**
+ * The probe whose CPU per request measures the machine's speed in each half: the bare
+ * json-page server does the same work at every size, so its CPU per request moves only with
+ * the machine (busy neighbours, a slower core), which moves every CPU figure of that half.
+ */
+const MACHINE_PROBE = { key: 'json-page', label: 'bare json-page probe' };
+
+function machineProbeCpu(file: ResultFile): number | undefined {
+  return file.limit_probes?.find((p) => p.key === MACHINE_PROBE.key && p.stack === 'bare')?.figures.cpuMsPerRequest;
+}
+
+/** The engagement report's PostgreSQL CPU per report under load, when it was measured. */
+function engagementCpu(file: ResultFile): number | undefined {
+  return file.endpoints.find((e) => e.key === 'engagement' && e.status === 'measured')?.service?.postgresCpuMsPerRequest;
 }
 
 /** Issue 41's bound on the engagement report: its PostgreSQL CPU per report at ×N over ×1. */
@@ -75,8 +93,7 @@ export const ENGAGEMENT_CPU_RATIO_TARGET = 1.3;
  * at ×10 in the bench's data), the rest with the counts read: the second ratio says which.
  */
 export function engagementScaleLine(base: ResultFile, scaled: ResultFile): string | undefined {
-  const cpu = (file: ResultFile) => file.endpoints.find((e) => e.key === 'engagement' && e.status === 'measured')?.service?.postgresCpuMsPerRequest;
-  const [a, b] = [cpu(base), cpu(scaled)];
+  const [a, b] = [engagementCpu(base), engagementCpu(scaled)];
   if (!a || !b) return undefined;
   const ratio = round(b / a, 2);
   const verdict = ratio <= ENGAGEMENT_CPU_RATIO_TARGET ? 'target met    ' : 'target not met';
@@ -92,9 +109,24 @@ export function engagementScaleLine(base: ResultFile, scaled: ResultFile): strin
   );
 }
 
+/**
+ * The engagement ratio divided by the machine probe's ×N over ×1: what the ratio would be had
+ * the machine run both halves at one speed. A reading beside the verdict, not one: the probe's
+ * CPU per request is rounded to 1 µs, a few per cent of it.
+ */
+export function engagementMachineLine(base: ResultFile, scaled: ResultFile): string | undefined {
+  const [a, b, probeA, probeB] = [engagementCpu(base), engagementCpu(scaled), machineProbeCpu(base), machineProbeCpu(scaled)];
+  if (!a || !b || !probeA || !probeB) return undefined;
+  const speed = probeB / probeA;
+  return (
+    `the machine: the ${MACHINE_PROBE.label}'s CPU per request ${probeA} → ${probeB} ms (×${round(speed, 2).toFixed(2)}); ` +
+    `the engagement ratio divided by it ×${round(b / a / speed, 2).toFixed(2)}`
+  );
+}
+
 export function scaleTable(base: ResultFile, scaled: ResultFile, baseFile: string, scaledFile: string): string {
   const show = (n: number | null) => (n === null ? '–' : n.toLocaleString('en'));
-  const engagement = engagementScaleLine(base, scaled);
+  const engagement = [engagementScaleLine(base, scaled), engagementMachineLine(base, scaled)].filter((line) => line !== undefined);
   return [
     `# ${scaled.command}`,
     '',
@@ -104,7 +136,7 @@ export function scaleTable(base: ResultFile, scaled: ResultFile, baseFile: strin
     '| --- | ---: | ---: | ---: |',
     ...scaleRows(base, scaled).map((row) => `| ${row.figure} | ${show(row.base)} | ${show(row.scaled)} | ${row.ratio === null ? '–' : row.ratio.toFixed(2)} |`),
     '',
-    ...(engagement ? [engagement, ''] : []),
+    ...engagement.flatMap((line) => [line, '']),
   ].join('\n');
 }
 

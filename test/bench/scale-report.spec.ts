@@ -1,4 +1,4 @@
-import { engagementScaleLine, scaleTable, type ResultFile } from '../../bench/load/scale-report.js';
+import { engagementMachineLine, engagementScaleLine, scaleRows, scaleTable, type ResultFile } from '../../bench/load/scale-report.js';
 import type { EndingStatementCost } from '../../bench/load/ending-cost.js';
 
 /** The ×N over ×1 verdict on the engagement report's PostgreSQL CPU (issue 41, docs/scaling.md). */
@@ -47,5 +47,39 @@ describe('engagementScaleLine', () => {
     expect(scaleTable(run(3), run(3.3), 'a.json', 'b.json')).toContain(
       '\ntarget met     engagement report: PostgreSQL CPU per report 3 → 3.3 ms, ×1.10 (≤ 1.3)\n',
     );
+  });
+});
+
+describe('engagementMachineLine', () => {
+  const withProbe = (file: ResultFile, cpuMsPerRequest: number): ResultFile => ({
+    ...file,
+    limit_probes: [
+      { key: 'json-page', stack: 'framework', figures: { cpuMsPerRequest: 1 } },
+      { key: 'json-page', stack: 'bare', figures: { cpuMsPerRequest } },
+    ],
+  });
+
+  it("divides the report's ratio by the bare json-page probe's, the machine's speed in each half (10:25 sitting)", () => {
+    expect(engagementMachineLine(withProbe(run(3.252), 0.024), withProbe(run(4.886), 0.029))).toBe(
+      "the machine: the bare json-page probe's CPU per request 0.024 → 0.029 ms (×1.21); the engagement ratio divided by it ×1.24",
+    );
+  });
+
+  it('says nothing without the probe or the report', () => {
+    expect(engagementMachineLine(run(3), run(3.3))).toBeUndefined();
+    expect(engagementMachineLine(withProbe(run(undefined), 0.02), withProbe(run(3), 0.02))).toBeUndefined();
+  });
+
+  it('is printed under the verdict, and the probe is a row of the table', () => {
+    const [base, scaled] = [withProbe(run(3), 0.02), withProbe(run(3.3), 0.022)];
+    expect(scaleTable(base, scaled, 'a.json', 'b.json')).toContain(
+      "×1.10 (≤ 1.3)\n\nthe machine: the bare json-page probe's CPU per request 0.02 → 0.022 ms (×1.10); the engagement ratio divided by it ×1.00\n",
+    );
+    expect(scaleRows(base, scaled)).toContainEqual({
+      figure: "bare json-page probe: CPU ms per request (the machine's speed)",
+      base: 0.02,
+      scaled: 0.022,
+      ratio: 1.1,
+    });
   });
 });
