@@ -356,13 +356,20 @@ export async function foldSignedCounts(db: pg.Client, url: string, serviceEnv: R
   const tables = await withServiceContext(loadConfig({ ...serviceEnv, DATABASE_URL: url }), url, async (context) => {
     const folding = context.get(SignedCountFolding);
     const registered = folding.registeredTables();
-    // foldAll leaves a table whose turn another holds (the job's own run): fold until none is pending.
-    while ((await pendingRows(db, registered)) > 0) await folding.foldAll();
+    // foldAll leaves a table whose turn another holds (the job's own run): fold until none is
+    // pending, within a bound, so that a rule that never settles fails the seed instead of hanging it.
+    for (let turn = 1; (await pendingRows(db, registered)) > 0; turn++) {
+      if (turn > MAX_FOLD_TURNS) throw new Error(`seed: signed counts still pending after ${MAX_FOLD_TURNS} folds`);
+      await folding.foldAll();
+    }
     return registered;
   });
   for (const table of tables) await db.query(`VACUUM FULL ${table}`);
   return tables;
 }
+
+/** Folds the seed allows before giving up: one settles everything unless the job's run holds a turn. */
+const MAX_FOLD_TURNS = 20;
 
 async function pendingRows(db: pg.Client, tables: readonly string[]): Promise<number> {
   const counts = tables.map((table) => `(SELECT count(*) FROM ${table} WHERE NOT settled)`).join(' + ');
