@@ -71,7 +71,7 @@ export async function seed(serviceEnv: Record<string, string>, size: DataSize, a
     await seedPositions(db, partnerId, size);
     await seedActivity(db, partnerId, size);
     await seedKidsActivity(db, partnerId, size);
-    await step('signed counts folded, their tables compacted', () => foldSignedCounts(db, url, serviceEnv));
+    await step('signed counts folded, their tables compacted', () => foldSignedCounts(db, serviceEnv));
     await step('VACUUM ANALYZE', () => db.query('VACUUM ANALYZE'));
     const rowCounts = await countRows(db);
     log(
@@ -352,8 +352,8 @@ async function seedActivity(db: pg.Client, partnerId: string, size: DataSize): P
  * during the first endpoints' measurements and leave the tables 15 times their live pages
  * (×10) for every report to scan. Answers the tables settled.
  */
-export async function foldSignedCounts(db: pg.Client, url: string, serviceEnv: Record<string, string>): Promise<string[]> {
-  const tables = await withServiceContext(loadConfig({ ...serviceEnv, DATABASE_URL: url }), url, async (context) => {
+export async function foldSignedCounts(db: pg.Client, serviceEnv: Record<string, string>): Promise<string[]> {
+  const tables = await withServiceContext(loadConfig(serviceEnv), serviceEnv.DATABASE_URL, async (context) => {
     const folding = context.get(SignedCountFolding);
     const registered = folding.registeredTables();
     // foldAll leaves a table whose turn another holds (the job's own run): fold until none is

@@ -57,7 +57,8 @@ test('folds every signed-count table to one settled row per key, keeping each su
     [partnerId],
   );
 
-  const folded = await foldSignedCounts(db, url, {
+  const folded = await foldSignedCounts(db, {
+    DATABASE_URL: url,
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
     PUBLIC_BASE_URL: TEST_BASE_URL,

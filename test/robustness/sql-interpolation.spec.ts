@@ -177,8 +177,8 @@ const REVIEWED: Record<string, string[]> = {
   // A constant column list.
   'src/modules/reading/infrastructure/typeorm-reading-progress.repository.ts': ['PROGRESS_SELECT'],
   // A fixed SQL fragment naming a table alias.
-  'src/modules/webhooks/infrastructure/typeorm-webhook-delivery.repository.ts': ["LEASE_IS_LIVE('webhook_deliveries')"],
-  'src/modules/webhooks/queries.ts': ["LEASE_IS_LIVE('l')"],
+  'src/modules/webhooks/infrastructure/typeorm-webhook-delivery.repository.ts': ['TENANTS_WITH_ENDPOINTS', "LEASE_IS_LIVE('webhook_deliveries')"],
+  'src/modules/webhooks/queries.ts': ['TENANTS_WITH_ENDPOINTS', "LEASE_IS_LIVE('l')"],
   // A fixed SQL expression, written once because it is used twice.
   'src/modules/rate-limiting/infrastructure/postgres-rate-limit.store.ts': ['refill', 'refill', 'refill'],
   // Database names, quoted as identifiers (CREATE DATABASE takes no bind parameters).

@@ -7,6 +7,12 @@
 export const LEASE_IS_LIVE = (table: string) => `${table}.status = 'pending' AND ${table}.claim_token IS NOT NULL AND ${table}.next_attempt_at > now()`;
 
 /**
+ * Every tenant that has an endpoint, once: every pending delivery belongs to an endpoint of
+ * its own tenant, so the claim and the backlog gauges probe these, never the queue's index.
+ */
+export const TENANTS_WITH_ENDPOINTS = `(SELECT DISTINCT partner_id, environment FROM webhook_endpoints)`;
+
+/**
  * The fair claim ($1 deliveries at most, $2 live leases per tenant, leases of $3 ms).
  * Each tenant with due deliveries offers its earliest ones, as many as it has lease room
  * for; the offers are taken in turns (every tenant's first, then every tenant's second…),
@@ -23,7 +29,7 @@ export const LEASE_IS_LIVE = (table: string) => `${table}.status = 'pending' AND
  */
 export const CLAIM_SQL = `
   WITH tenants AS (
-    SELECT t.partner_id, t.environment FROM (SELECT DISTINCT partner_id, environment FROM webhook_endpoints) t
+    SELECT t.partner_id, t.environment FROM ${TENANTS_WITH_ENDPOINTS} t
     WHERE (SELECT min(d.next_attempt_at) FROM webhook_deliveries d
            WHERE d.partner_id = t.partner_id AND d.environment = t.environment AND d.status = 'pending') <= now()
   ), offers AS (

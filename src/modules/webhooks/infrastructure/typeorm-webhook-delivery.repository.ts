@@ -13,7 +13,7 @@ import {
 } from '../domain/webhook-delivery.repository.js';
 import type { WebhookEventType } from '../domain/webhook-event.js';
 import type { DeliveryFailure } from '../domain/webhook-sender.js';
-import { CLAIM_SQL, LEASE_IS_LIVE } from '../queries.js';
+import { CLAIM_SQL, LEASE_IS_LIVE, TENANTS_WITH_ENDPOINTS } from '../queries.js';
 import { WebhookDeliveryAttemptEntity } from './webhook.entities.js';
 
 /**
@@ -26,7 +26,7 @@ export const BACKLOG_SQL = `
          coalesce((SELECT sum(count) FROM webhook_delivery_counts WHERE status = 'failed'), 0) AS failed,
          EXTRACT(EPOCH FROM now() - (
            SELECT min(due.next_attempt_at)
-             FROM (SELECT DISTINCT partner_id, environment FROM webhook_endpoints) AS tenant,
+             FROM ${TENANTS_WITH_ENDPOINTS} AS tenant,
                   LATERAL (SELECT d.next_attempt_at FROM webhook_deliveries d
                             WHERE d.partner_id = tenant.partner_id AND d.environment = tenant.environment
                               AND d.status = 'pending' AND d.next_attempt_at <= now()
