@@ -5,6 +5,7 @@ import { Db } from '../../src/shared/persistence/db.js';
 import { SignedCountFolding } from '../../src/shared/persistence/signed-counts.js';
 import { UnitOfWork } from '../../src/shared/persistence/unit-of-work.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { addDeliveries, buffersRead } from './webhook-queue-kit.js';
 import { partnerWithEndpoint } from './webhook-test-kit.js';
 
 /**
@@ -28,40 +29,14 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function addDue(partnerId: string, endpointId: string, count: number, firstSeq: number): Promise<void> {
-  await db.query(
-    `WITH events AS (
-       INSERT INTO webhook_events (event_id, partner_id, environment, event_type, payload, occurred_at, seq)
-       SELECT gen_random_uuid(), $1, 'live', 'novel.finished', '{}', now(), i FROM generate_series($3::int, $3::int + $4::int - 1) AS i
-       RETURNING event_id, seq
-     )
-     INSERT INTO webhook_deliveries (partner_id, environment, event_id, endpoint_id, next_attempt_at)
-     SELECT $1, 'live', event_id, $2, now() - interval '1 hour' - seq * interval '1 ms' FROM events`,
-    [partnerId, endpointId, firstSeq, count],
-  );
-  await db.query('ANALYZE webhook_deliveries');
-}
-
-/** Shared buffers the statement touched, run for real and rolled back. */
-async function buffersRead(sql: string, parameters: unknown[]): Promise<number> {
-  await db.query('BEGIN');
-  try {
-    const { rows } = await db.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`, parameters);
-    const plan = rows[0]['QUERY PLAN'][0].Plan;
-    return plan['Shared Hit Blocks'] + plan['Shared Read Blocks'];
-  } finally {
-    await db.query('ROLLBACK');
-  }
-}
-
 it("reads about as much behind one partner's 40 000 due deliveries as behind 1 000, and claims the other partner's too", async () => {
   const backlogged = await partnerWithEndpoint(t, 'http://127.0.0.1:9/backlog');
   const other = await partnerWithEndpoint(t, 'http://127.0.0.1:9/other');
-  await addDue(backlogged.tenant.partnerId, backlogged.endpoint.id, 1_000, 1);
-  await addDue(other.tenant.partnerId, other.endpoint.id, 1, 1);
-  const small = await buffersRead(CLAIM_SQL, [64, 4, 20_000]);
-  await addDue(backlogged.tenant.partnerId, backlogged.endpoint.id, 39_000, 1_001);
-  const large = await buffersRead(CLAIM_SQL, [64, 4, 20_000]);
+  await addDeliveries(db, backlogged.tenant.partnerId, backlogged.endpoint.id, 1_000, 1);
+  await addDeliveries(db, other.tenant.partnerId, other.endpoint.id, 1, 1);
+  const small = await buffersRead(db, CLAIM_SQL, [64, 4, 20_000]);
+  await addDeliveries(db, backlogged.tenant.partnerId, backlogged.endpoint.id, 39_000, 1_001);
+  const large = await buffersRead(db, CLAIM_SQL, [64, 4, 20_000]);
   expect({ small, large, flat: large <= small * 1.5 + 20 }).toEqual({ small, large, flat: true });
 
   await db.query('BEGIN');
@@ -71,9 +46,9 @@ it("reads about as much behind one partner's 40 000 due deliveries as behind 1 0
 });
 
 it("reads nothing of a deleted endpoint's backlog, even while another transaction's snapshot keeps its dead rows", async () => {
-  const claimBefore = await buffersRead(CLAIM_SQL, [64, 4, 20_000]);
+  const claimBefore = await buffersRead(db, CLAIM_SQL, [64, 4, 20_000]);
   const leaving = await partnerWithEndpoint(t, 'http://127.0.0.1:9/leaving');
-  await addDue(leaving.tenant.partnerId, leaving.endpoint.id, 20_000, 1);
+  await addDeliveries(db, leaving.tenant.partnerId, leaving.endpoint.id, 20_000, 1);
   // A snapshot older than the deletion: its index entries stay live to PostgreSQL, so a
   // scan that meets them fetches each one's row (the case that slowed every partner's claim).
   const holder = new pg.Client({ connectionString: t.databaseUrl });
@@ -82,7 +57,7 @@ it("reads nothing of a deleted endpoint's backlog, even while another transactio
     await holder.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
     await holder.query('SELECT 1');
     await db.query(`DELETE FROM webhook_endpoints WHERE id = $1`, [leaving.endpoint.id]);
-    const claimAfter = await buffersRead(CLAIM_SQL, [64, 4, 20_000]);
+    const claimAfter = await buffersRead(db, CLAIM_SQL, [64, 4, 20_000]);
     expect({ claimBefore, claimAfter, flat: claimAfter <= claimBefore * 1.5 + 20 }).toEqual({ claimBefore, claimAfter, flat: true });
   } finally {
     await holder.end();
@@ -137,12 +112,12 @@ it('gives the backlog gauges from counts that follow every insert, status change
   };
   const a = await partnerWithEndpoint(t, 'http://127.0.0.1:9/gauges-a');
   const b = await partnerWithEndpoint(t, 'http://127.0.0.1:9/gauges-b');
-  await addDue(a.tenant.partnerId, a.endpoint.id, 1_000, 100_001);
+  await addDeliveries(db, a.tenant.partnerId, a.endpoint.id, 1_000, 100_001);
   await expectTrue();
-  const small = await buffersRead(BACKLOG_SQL, []);
-  await addDue(b.tenant.partnerId, b.endpoint.id, 39_000, 200_001);
+  const small = await buffersRead(db, BACKLOG_SQL, []);
+  await addDeliveries(db, b.tenant.partnerId, b.endpoint.id, 39_000, 200_001);
   await expectTrue();
-  const large = await buffersRead(BACKLOG_SQL, []);
+  const large = await buffersRead(db, BACKLOG_SQL, []);
   expect({ small, large, flat: large <= small * 1.5 + 20 }).toEqual({ small, large, flat: true });
 
   await db.query(`UPDATE webhook_deliveries SET status = 'delivered' WHERE endpoint_id = $1 AND id % 3 = 0`, [b.endpoint.id]);

@@ -27,6 +27,7 @@ import { UnlockScheduleTenantDue1764200500000 } from './1764200500000-unlock-sch
 import { OperatorAudit1764200600000 } from './1764200600000-operator-audit.js';
 import { IdempotencySealedAnswers1764200730000 } from './1764200730000-idempotency-sealed-answers.js';
 import { EngagementMonthCounts1764200810000 } from './1764200810000-engagement-month-counts.js';
+import { WebhookQueueVacuum1764200900000 } from './1764200900000-webhook-queue-vacuum.js';
 
 /** Every migration, in order of its timestamp. `npm run migration:generate` writes this file. */
 export const MIGRATIONS = [
@@ -59,4 +60,5 @@ export const MIGRATIONS = [
   OperatorAudit1764200600000,
   IdempotencySealedAnswers1764200730000,
   EngagementMonthCounts1764200810000,
+  WebhookQueueVacuum1764200900000,
 ];

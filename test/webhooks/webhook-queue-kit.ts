@@ -1,0 +1,40 @@
+import type pg from 'pg';
+
+/** What the webhook queue's cost tests share: rows made by SQL, and a statement's cost in buffers. */
+
+/** `count` deliveries (and their events) to the endpoint, due an hour ago, or already delivered. */
+export async function addDeliveries(
+  db: pg.Client,
+  partnerId: string,
+  endpointId: string,
+  count: number,
+  firstSeq: number,
+  status: 'pending' | 'delivered' = 'pending',
+): Promise<void> {
+  await db.query(
+    `WITH events AS (
+       INSERT INTO webhook_events (event_id, partner_id, environment, event_type, payload, occurred_at, seq)
+       SELECT gen_random_uuid(), $1, 'live', 'novel.finished', '{}', now(), i FROM generate_series($3::int, $3::int + $4::int - 1) AS i
+       RETURNING event_id, seq
+     )
+     INSERT INTO webhook_deliveries (partner_id, environment, event_id, endpoint_id, status, next_attempt_at)
+     SELECT $1, 'live', event_id, $2, $5, CASE WHEN $5 = 'pending' THEN now() - interval '1 hour' - seq * interval '1 ms' END FROM events`,
+    [partnerId, endpointId, firstSeq, count, status],
+  );
+  await db.query('ANALYZE webhook_deliveries');
+}
+
+/**
+ * Shared buffers the statement touched, run for real and rolled back: what PostgreSQL read,
+ * which does not depend on the machine.
+ */
+export async function buffersRead(db: pg.Client, sql: string, parameters: unknown[]): Promise<number> {
+  await db.query('BEGIN');
+  try {
+    const { rows } = await db.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`, parameters);
+    const plan = rows[0]['QUERY PLAN'][0].Plan;
+    return plan['Shared Hit Blocks'] + plan['Shared Read Blocks'];
+  } finally {
+    await db.query('ROLLBACK');
+  }
+}
