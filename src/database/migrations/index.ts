@@ -28,6 +28,7 @@ import { OperatorAudit1764200600000 } from './1764200600000-operator-audit.js';
 import { IdempotencySealedAnswers1764200730000 } from './1764200730000-idempotency-sealed-answers.js';
 import { EngagementMonthCounts1764200810000 } from './1764200810000-engagement-month-counts.js';
 import { WebhookQueueVacuum1764200900000 } from './1764200900000-webhook-queue-vacuum.js';
+import { ReadingActivityBySubscriber1764201000000 } from './1764201000000-reading-activity-by-subscriber.js';
 
 /** Every migration, in order of its timestamp. `npm run migration:generate` writes this file. */
 export const MIGRATIONS = [
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   IdempotencySealedAnswers1764200730000,
   EngagementMonthCounts1764200810000,
   WebhookQueueVacuum1764200900000,
+  ReadingActivityBySubscriber1764201000000,
 ];
