@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import pg from 'pg';
 import { SubscriberLogIds } from '../../src/shared/crypto/subscriber-log-ids.js';
 import { createTestDatabase } from '../support/test-database.js';
-import { buildOnce, runNode, type ExitStatus } from '../support/processes.js';
+import { buildOnce, runCli, runNode } from '../support/processes.js';
 
 /** The operations CLI as an operator runs it: one JSON document on stdout per command. */
 const CLI_SECRET = 'cli-test-secret-cli-test-secret-000';
@@ -12,13 +12,7 @@ beforeAll(async () => {
   databaseUrl = await createTestDatabase();
 });
 
-async function cli(...args: string[]): Promise<{ code: ExitStatus; stdout: string; output: string }> {
-  const run = runNode('dist/src/cli.js', args, { DATABASE_URL: databaseUrl, SERVER_SECRET: CLI_SECRET, LOG_LEVEL: 'silent' });
-  let stdout = '';
-  run.child.stdout!.on('data', (chunk) => (stdout += chunk));
-  const code = await run.exit();
-  return { code, stdout, output: run.output() };
-}
+const cli = (...args: string[]) => runCli(args, { DATABASE_URL: databaseUrl, SERVER_SECRET: CLI_SECRET });
 
 test('partner:create, credential:create, plan:map, credential:revoke, keys:rotate and db:migrate each print one JSON document', async () => {
   const partner = await cli('partner:create', '--name', 'Acme Telecom', '--scopes', 'textapp:catalog:read platform:billing:read', '--sandbox');

@@ -5,7 +5,7 @@ import { PartnerErasureService } from '../../src/modules/offboarding/index.js';
 import { PartnerRowsRepository } from '../../src/modules/offboarding/domain/partner-rows.repository.js';
 import { importCatalog, manifest, manifestNovel } from '../fixtures/catalog-fixture.js';
 import { partnerClient, type PartnerClient } from '../fixtures/partner-client.js';
-import { buildOnce, runNode, type ExitStatus } from '../support/processes.js';
+import { buildOnce, runCli } from '../support/processes.js';
 import { bearer, serviceEnvFor, startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
@@ -26,13 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-async function cli(...args: string[]): Promise<{ code: ExitStatus; stdout: string; output: string }> {
-  const run = runNode('dist/src/cli.js', args, { ...serviceEnvFor(t), LOG_LEVEL: 'silent' });
-  let stdout = '';
-  run.child.stdout!.on('data', (chunk) => (stdout += chunk));
-  const code = await run.exit();
-  return { code, stdout, output: run.output() };
-}
+const cli = (...args: string[]) => runCli(args, serviceEnvFor(t));
 
 const platform = (client: PartnerClient, method: 'GET' | 'POST' | 'PUT', path: string, payload?: object) =>
   t.inject({ method, url: `/platform/v1${path}`, headers: bearer(client.token), ...(payload && { payload }) });

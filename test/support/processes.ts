@@ -79,6 +79,15 @@ export function runNode(script: string, args: string[], env: Record<string, stri
   };
 }
 
+/** Runs the built CLI to its end: how it ended, its standard output alone, and everything it printed. */
+export async function runCli(args: string[], env: Record<string, string | undefined>): Promise<{ code: ExitStatus; stdout: string; output: string }> {
+  const run = runNode('dist/src/cli.js', args, { ...env, LOG_LEVEL: 'silent' });
+  let stdout = '';
+  run.child.stdout!.on('data', (chunk) => (stdout += chunk));
+  const code = await run.exit();
+  return { code, stdout, output: run.output() };
+}
+
 /** The built service on a free port of 127.0.0.1, once it is listening. */
 export async function startService(env: Record<string, string>): Promise<ServiceProcess & { origin: string }> {
   const port = await freePort();
