@@ -283,9 +283,13 @@ export function combine(runs: RunFigures[]): ServerFigures {
   for (const r of runs) for (const [code, n] of Object.entries(r.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
   const rssRuns = runs.map((r) => r.rss).filter((r) => r !== null);
   const responses = runs.reduce((n, r) => n + r.responses, 0);
-  /** A figure of the server process summed over the rounds, per answered request; null when a round lacks it. */
+  /**
+   * A figure of the server process summed over the rounds, per answered request; null when a
+   * round lacks it. To 0.1 µs: the bare probes spend 13–25 µs a request, and the ×N table
+   * divides by their ratio (scale-report.ts), which whole microseconds left 5 % uncertain.
+   */
   const processPerRequest = (figure: 'cpuMs' | 'systemCpuMs' | 'preemptions') =>
-    rssRuns.length === runs.length && responses > 0 ? round(rssRuns.reduce((n, r) => n + r[figure], 0) / responses, 3) : null;
+    rssRuns.length === runs.length && responses > 0 ? round(rssRuns.reduce((n, r) => n + r[figure], 0) / responses, 4) : null;
   /** A database figure summed over the rounds, per answered request; null when a round lacks it. */
   const databasePerRequest = (figure: keyof DatabaseUse) =>
     responses > 0 && runs.every((r) => r.database[figure] !== null) ? round(runs.reduce((n, r) => n + r.database[figure]!, 0) / responses, 3) : null;
