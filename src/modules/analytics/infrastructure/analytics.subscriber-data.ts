@@ -20,8 +20,8 @@ export const ANALYTICS_EXEMPT_COLUMNS = [
 /**
  * A subscriber's reading activity (chapter text read, playback positions written), for
  * export and erasure (DECISIONS 29). Both read `reading_activity` through its index by
- * subscriber (migration 1764201000000), never a scan of every partner's activity (docs/privacy.md,
- * "Erasure, measured"). The raw rows go; the per-day rollups keep the
+ * subscriber (migration 1764201000000), never a scan of every partner's activity
+ * (docs/privacy.md, "Erasure, measured"). The raw rows go; the per-day rollups keep the
  * erasure's stand-in, so that the engagement report of any window counts as before (their
  * update of `subscriber_id` fires no counting trigger).
  */
