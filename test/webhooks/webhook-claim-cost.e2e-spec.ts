@@ -4,8 +4,7 @@ import { CLAIM_SQL } from '../../src/modules/webhooks/queries.js';
 import { Db } from '../../src/shared/persistence/db.js';
 import { SignedCountFolding } from '../../src/shared/persistence/signed-counts.js';
 import { UnitOfWork } from '../../src/shared/persistence/unit-of-work.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { addDeliveries, buffersRead } from './webhook-queue-kit.js';
+import { addDeliveries, buffersRead, useQueueTestApp } from './webhook-queue-kit.js';
 import { partnerWithEndpoint } from './webhook-test-kit.js';
 
 /**
@@ -15,49 +14,37 @@ import { partnerWithEndpoint } from './webhook-test-kit.js';
  * 40 000 due deliveries reads about what it reads behind 1 000, and nothing of a deleted
  * endpoint's 20 000.
  */
-let t: TestApp;
-let db: pg.Client;
-
-beforeAll(async () => {
-  // The worker stays off: the test claims by itself, and the rows must stay due.
-  t = await startTestApp({ WEBHOOK_WORKER: 'false', WEBHOOK_ALLOW_INSECURE_URLS: 'true' });
-  db = new pg.Client({ connectionString: t.databaseUrl });
-  await db.connect();
-});
-afterAll(async () => {
-  await db?.end();
-  await t?.close();
-});
+const queue = useQueueTestApp();
 
 it("reads about as much behind one partner's 40 000 due deliveries as behind 1 000, and claims the other partner's too", async () => {
-  const backlogged = await partnerWithEndpoint(t, 'http://127.0.0.1:9/backlog');
-  const other = await partnerWithEndpoint(t, 'http://127.0.0.1:9/other');
-  await addDeliveries(db, backlogged.tenant.partnerId, backlogged.endpoint.id, 1_000, 1);
-  await addDeliveries(db, other.tenant.partnerId, other.endpoint.id, 1, 1);
-  const small = await buffersRead(db, CLAIM_SQL, [64, 4, 20_000]);
-  await addDeliveries(db, backlogged.tenant.partnerId, backlogged.endpoint.id, 39_000, 1_001);
-  const large = await buffersRead(db, CLAIM_SQL, [64, 4, 20_000]);
+  const backlogged = await partnerWithEndpoint(queue.app, 'http://127.0.0.1:9/backlog');
+  const other = await partnerWithEndpoint(queue.app, 'http://127.0.0.1:9/other');
+  await addDeliveries(queue.db, backlogged.tenant.partnerId, backlogged.endpoint.id, 1_000, 1);
+  await addDeliveries(queue.db, other.tenant.partnerId, other.endpoint.id, 1, 1);
+  const small = await buffersRead(queue.db, CLAIM_SQL, [64, 4, 20_000]);
+  await addDeliveries(queue.db, backlogged.tenant.partnerId, backlogged.endpoint.id, 39_000, 1_001);
+  const large = await buffersRead(queue.db, CLAIM_SQL, [64, 4, 20_000]);
   expect({ small, large, flat: large <= small * 1.5 + 20 }).toEqual({ small, large, flat: true });
 
-  await db.query('BEGIN');
-  const { rows } = await db.query<{ url: string }>(CLAIM_SQL, [64, 4, 20_000]);
-  await db.query('ROLLBACK');
+  await queue.db.query('BEGIN');
+  const { rows } = await queue.db.query<{ url: string }>(CLAIM_SQL, [64, 4, 20_000]);
+  await queue.db.query('ROLLBACK');
   expect(rows.map((row) => row.url).sort()).toEqual([...Array(4).fill('http://127.0.0.1:9/backlog'), 'http://127.0.0.1:9/other']);
 });
 
 it("reads nothing of a deleted endpoint's backlog, even while another transaction's snapshot keeps its dead rows", async () => {
-  const claimBefore = await buffersRead(db, CLAIM_SQL, [64, 4, 20_000]);
-  const leaving = await partnerWithEndpoint(t, 'http://127.0.0.1:9/leaving');
-  await addDeliveries(db, leaving.tenant.partnerId, leaving.endpoint.id, 20_000, 1);
+  const claimBefore = await buffersRead(queue.db, CLAIM_SQL, [64, 4, 20_000]);
+  const leaving = await partnerWithEndpoint(queue.app, 'http://127.0.0.1:9/leaving');
+  await addDeliveries(queue.db, leaving.tenant.partnerId, leaving.endpoint.id, 20_000, 1);
   // A snapshot older than the deletion: its index entries stay live to PostgreSQL, so a
   // scan that meets them fetches each one's row (the case that slowed every partner's claim).
-  const holder = new pg.Client({ connectionString: t.databaseUrl });
+  const holder = new pg.Client({ connectionString: queue.app.databaseUrl });
   await holder.connect();
   try {
     await holder.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
     await holder.query('SELECT 1');
-    await db.query(`DELETE FROM webhook_endpoints WHERE id = $1`, [leaving.endpoint.id]);
-    const claimAfter = await buffersRead(db, CLAIM_SQL, [64, 4, 20_000]);
+    await queue.db.query(`DELETE FROM webhook_endpoints WHERE id = $1`, [leaving.endpoint.id]);
+    const claimAfter = await buffersRead(queue.db, CLAIM_SQL, [64, 4, 20_000]);
     expect({ claimBefore, claimAfter, flat: claimAfter <= claimBefore * 1.5 + 20 }).toEqual({ claimBefore, claimAfter, flat: true });
   } finally {
     await holder.end();
@@ -69,10 +56,10 @@ it("plans the claim without JIT on the service's own connections, however costly
   // replica's claim waits for. jit_above_cost 0 makes any plan a JIT candidate where JIT is on.
   let plan: Record<string, unknown> = {};
   let jit = '';
-  await t.app
+  await queue.app.app
     .get(UnitOfWork)
     .run(async () => {
-      const service = t.app.get(Db);
+      const service = queue.app.app.get(Db);
       jit = (await service.query<{ jit: string }>(`SELECT current_setting('jit') AS jit`))[0].jit;
       await service.query('SET LOCAL jit_above_cost = 0');
       plan = (await service.query<{ 'QUERY PLAN': Record<string, unknown>[] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${CLAIM_SQL}`, [64, 4, 20_000]))[0][
@@ -92,16 +79,16 @@ class RolledBack extends Error {}
 
 /** The backlog gauges' figures, and what a scan of the deliveries says they must be (one transaction: one now()). */
 async function backlogFigures() {
-  await db.query('BEGIN');
-  const [read] = (await db.query<{ pending: string; failed: string; lag: number | null }>(BACKLOG_SQL)).rows;
+  await queue.db.query('BEGIN');
+  const [read] = (await queue.db.query<{ pending: string; failed: string; lag: number | null }>(BACKLOG_SQL)).rows;
   const [scanned] = (
-    await db.query<{ pending: string; failed: string; lag: number | null }>(
+    await queue.db.query<{ pending: string; failed: string; lag: number | null }>(
       `SELECT count(*) FILTER (WHERE status = 'pending') AS pending, count(*) FILTER (WHERE status = 'failed') AS failed,
               EXTRACT(EPOCH FROM now() - min(next_attempt_at) FILTER (WHERE status = 'pending' AND next_attempt_at <= now())) AS lag
          FROM webhook_deliveries`,
     )
   ).rows;
-  await db.query('COMMIT');
+  await queue.db.query('COMMIT');
   return { read, scanned };
 }
 
@@ -110,23 +97,23 @@ it('gives the backlog gauges from counts that follow every insert, status change
     const { read, scanned } = await backlogFigures();
     expect(read).toEqual(scanned);
   };
-  const a = await partnerWithEndpoint(t, 'http://127.0.0.1:9/gauges-a');
-  const b = await partnerWithEndpoint(t, 'http://127.0.0.1:9/gauges-b');
-  await addDeliveries(db, a.tenant.partnerId, a.endpoint.id, 1_000, 100_001);
+  const a = await partnerWithEndpoint(queue.app, 'http://127.0.0.1:9/gauges-a');
+  const b = await partnerWithEndpoint(queue.app, 'http://127.0.0.1:9/gauges-b');
+  await addDeliveries(queue.db, a.tenant.partnerId, a.endpoint.id, 1_000, 100_001);
   await expectTrue();
-  const small = await buffersRead(db, BACKLOG_SQL, []);
-  await addDeliveries(db, b.tenant.partnerId, b.endpoint.id, 39_000, 200_001);
+  const small = await buffersRead(queue.db, BACKLOG_SQL, []);
+  await addDeliveries(queue.db, b.tenant.partnerId, b.endpoint.id, 39_000, 200_001);
   await expectTrue();
-  const large = await buffersRead(db, BACKLOG_SQL, []);
+  const large = await buffersRead(queue.db, BACKLOG_SQL, []);
   expect({ small, large, flat: large <= small * 1.5 + 20 }).toEqual({ small, large, flat: true });
 
-  await db.query(`UPDATE webhook_deliveries SET status = 'delivered' WHERE endpoint_id = $1 AND id % 3 = 0`, [b.endpoint.id]);
-  await db.query(`UPDATE webhook_deliveries SET status = 'failed' WHERE endpoint_id = $1 AND id % 3 = 1`, [b.endpoint.id]);
+  await queue.db.query(`UPDATE webhook_deliveries SET status = 'delivered' WHERE endpoint_id = $1 AND id % 3 = 0`, [b.endpoint.id]);
+  await queue.db.query(`UPDATE webhook_deliveries SET status = 'failed' WHERE endpoint_id = $1 AND id % 3 = 1`, [b.endpoint.id]);
   await expectTrue();
-  await t.app.get(SignedCountFolding).foldAll();
+  await queue.app.app.get(SignedCountFolding).foldAll();
   await expectTrue();
   // A deleted endpoint takes its deliveries with it (ON DELETE CASCADE).
-  await db.query(`DELETE FROM webhook_endpoints WHERE id = $1`, [b.endpoint.id]);
+  await queue.db.query(`DELETE FROM webhook_endpoints WHERE id = $1`, [b.endpoint.id]);
   await expectTrue();
   expect(Number((await backlogFigures()).read.failed)).toBe(0);
 });

@@ -1,6 +1,26 @@
-import type pg from 'pg';
+import pg from 'pg';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 
-/** What the webhook queue's cost tests share: rows made by SQL, and a statement's cost in buffers. */
+/** What the webhook queue's cost tests share: the service, rows made by SQL, and a statement's cost in buffers. */
+
+/**
+ * The service on a database of its own with its delivery worker off (the tests claim by
+ * themselves, so rows stay as they put them), and a client of that database. Read the fields
+ * inside tests and hooks (they are filled in `beforeAll`).
+ */
+export function useQueueTestApp(): { app: TestApp; db: pg.Client } {
+  const handle = {} as { app: TestApp; db: pg.Client };
+  beforeAll(async () => {
+    handle.app = await startTestApp({ WEBHOOK_WORKER: 'false', WEBHOOK_ALLOW_INSECURE_URLS: 'true' });
+    handle.db = new pg.Client({ connectionString: handle.app.databaseUrl });
+    await handle.db.connect();
+  });
+  afterAll(async () => {
+    await handle.db?.end();
+    await handle.app?.close();
+  });
+  return handle;
+}
 
 /** `count` deliveries (and their events) to the endpoint, due an hour ago, or already delivered. */
 export async function addDeliveries(
