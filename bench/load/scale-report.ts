@@ -111,8 +111,8 @@ export function engagementScaleLine(base: ResultFile, scaled: ResultFile): strin
 
 /**
  * The engagement ratio divided by the machine probe's ×N over ×1: what the ratio would be had
- * the machine run both halves at one speed. A reading beside the verdict, not one: the probe's
- * CPU per request is rounded to 1 µs, a few per cent of it.
+ * the machine run both halves at one speed. A reading beside the verdict, not one: the
+ * probe's CPU per request (kept to 0.1 µs, bench/shared/load.ts) is one small process's.
  */
 export function engagementMachineLine(base: ResultFile, scaled: ResultFile): string | undefined {
   const [a, b, probeA, probeB] = [engagementCpu(base), engagementCpu(scaled), machineProbeCpu(base), machineProbeCpu(scaled)];
