@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { endingCostLine, measureEndingStatement, type EndingStatementCost } from '../../bench/load/ending-cost.js';
+import { endingCostLine, endingStatementQueries, measureEndingStatement, type EndingStatementCost } from '../../bench/load/ending-cost.js';
+import { ENGAGEMENT_STATEMENTS } from '../../bench/baseline/sql.js';
 import { scaleRows } from '../../bench/load/scale-report.js';
 import { DatabaseMeter } from '../../bench/shared/database-meter.js';
 import { createTestDatabase } from '../support/test-database.js';
@@ -53,6 +54,13 @@ test('counts the rows read, the endings and the answer rows of the seeded partne
     'bench: engagement ending statement: reads 7 count rows, 3 endings, 2 past the minimum; ' +
       'PostgreSQL CPU – as served, – without sending its answer (the answer: – per row)',
   );
+});
+
+test('measures the statement unnamed, as the service sends it: planned for its values, not generically', () => {
+  const { served, counted } = endingStatementQueries([partnerId]);
+  expect(served).toEqual({ text: ENGAGEMENT_STATEMENTS.endingCounts, values: [partnerId, 20] });
+  expect(counted.name).toBeUndefined();
+  expect(counted.text).toContain(ENGAGEMENT_STATEMENTS.endingCounts);
 });
 
 test('the ×N table gives each figure of the split at both sizes and their ratio', () => {
