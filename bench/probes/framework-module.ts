@@ -62,7 +62,7 @@ class FrameworkProbeController {
   @Get(`${FRAMEWORK_PROBE_PATHS.pkSelect}/:id`)
   @RequireScopes()
   async pkSelect(@Param('id') id: string): Promise<ReturnType<typeof probeRowAnswer>> {
-    const [row] = await this.db.prepared<ProbeRow>('bench_probe_pk_select', PK_SELECT, [Number(id)]);
+    const [row] = await this.db.prepared<ProbeRow>(PK_SELECT.name, PK_SELECT.text, [Number(id)]);
     if (!row) throw new ApiError('not_found', `No probe row ${id}.`);
     return probeRowAnswer(row);
   }
@@ -72,7 +72,7 @@ class FrameworkProbeController {
   // As every write of the surface (the PUT it stands for has it).
   @TakesIdempotencyKey()
   async upsert(@Param('id') id: string, @Body() body: UpsertDto): Promise<UpsertBody & { updated_at: string }> {
-    const [row] = await this.db.prepared<{ updated_at: Date }>('bench_probe_upsert', UPSERT, [
+    const [row] = await this.db.prepared<{ updated_at: Date }>(UPSERT.name, UPSERT.text, [
       Number(id),
       body.novel_id,
       body.chapter_number,

@@ -17,7 +17,7 @@ await pool.query(`VACUUM ANALYZE ${table}`);
 
 const app = bareFastify();
 app.get('/probe/:id', async (request, reply) => {
-  const { rows } = await pool.query<ProbeRow>(PK_SELECT, [Number((request.params as { id: string }).id)]);
+  const { rows } = await pool.query<ProbeRow>({ ...PK_SELECT, values: [Number((request.params as { id: string }).id)] });
   if (rows.length === 0) return reply.status(404).send({ error: 'not_found' });
   return probeRowAnswer(rows[0]);
 });

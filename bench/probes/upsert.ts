@@ -14,7 +14,10 @@ await pool.query(
 const app = bareFastify();
 app.put('/probe/:id', async (request) => {
   const body = request.body as UpsertBody;
-  const { rows } = await pool.query(UPSERT, [Number((request.params as { id: string }).id), body.novel_id, body.chapter_number, body.position_seconds]);
+  const { rows } = await pool.query({
+    ...UPSERT,
+    values: [Number((request.params as { id: string }).id), body.novel_id, body.chapter_number, body.position_seconds],
+  });
   return { ...body, updated_at: (rows[0].updated_at as Date).toISOString() };
 });
 await listen(app, pool);

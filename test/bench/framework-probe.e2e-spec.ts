@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { FRAMEWORK_PROBE_PATHS, JSON_PROBE_ANSWER, pageProbeAnswer, PROBE_SCHEMA } from '../../bench/probes/answers.js';
+import { FRAMEWORK_PROBE_PATHS, JSON_PROBE_ANSWER, pageProbeAnswer, PK_SELECT, PROBE_SCHEMA, UPSERT } from '../../bench/probes/answers.js';
 import { FrameworkProbeModule } from '../../bench/probes/framework-module.js';
 import { bearer, startTestApp, useTestApp, type TestApp } from '../support/test-app.js';
 
@@ -98,4 +98,22 @@ test('the upsert probe validates its body with the service pipe and writes the r
   });
   expect(invalid.statusCode).toBe(400);
   expect(invalid.json().error).toBe('invalid_request');
+});
+
+test('the probe statements, sent as the bare probes send them, are prepared once per connection as the service sends its own', async () => {
+  // Unnamed, PostgreSQL would parse and plan them at every request: a bare "limit" that
+  // costs the database more than the framework probe doing the same work.
+  const client = new pg.Client({ connectionString: service.databaseUrl });
+  await client.connect();
+  try {
+    await client.query({ ...PK_SELECT, values: [7] });
+    await client.query({ ...UPSERT, values: [9, 'novel-9', 1, 5] });
+    const { rows } = await client.query('SELECT name, statement FROM pg_prepared_statements ORDER BY name');
+    expect(rows).toEqual([
+      { name: PK_SELECT.name, statement: PK_SELECT.text },
+      { name: UPSERT.name, statement: UPSERT.text },
+    ]);
+  } finally {
+    await client.end();
+  }
 });
