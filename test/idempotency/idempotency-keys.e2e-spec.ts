@@ -312,6 +312,63 @@ describe('a key whose holder died', () => {
   });
 });
 
+describe('a keyed write and its answer (ADR 0158)', () => {
+  /** Makes storing an answer fail for keys named so, as a replica dying between the work and its answer would. */
+  async function refuseAnswersOf(keyPattern: string): Promise<() => Promise<void>> {
+    await db.query(`CREATE OR REPLACE FUNCTION test_refuse_answer() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'answer refused'; END $$`);
+    await db.query(
+      `CREATE TRIGGER test_refuse_answer BEFORE UPDATE ON idempotency_keys FOR EACH ROW
+        WHEN (NEW.key LIKE '${keyPattern}' AND NEW.response_status IS NOT NULL) EXECUTE FUNCTION test_refuse_answer()`,
+    );
+    return async () => {
+      await db.query(`DROP TRIGGER test_refuse_answer ON idempotency_keys`);
+    };
+  }
+
+  it('commit together: an answer that cannot be stored rolls the work back, and the retry does it once', async () => {
+    const { credential, token: manager, endpoint } = await partnerWithEndpoint(t, RECEIVER);
+    const body = { url: `${RECEIVER}/unanswered`, events: ['novel.finished'] };
+    const allowAnswers = await refuseAnswersOf('unanswered-%');
+    try {
+      const refused = await send('POST', ENDPOINTS, body, 'unanswered-endpoint', manager);
+      expect(refused.statusCode).toBe(500);
+      // The handler had set where the endpoint would live; the failure's answer does not say so.
+      expect(refused.headers.location).toBeUndefined();
+      expect(await endpointCount(credential.partner_id)).toBe(1);
+      expect((await send('DELETE', `${ENDPOINTS}/${endpoint.id}`, undefined, 'unanswered-delete', manager)).statusCode).toBe(500);
+      expect((await db.query(`SELECT 1 FROM webhook_endpoints WHERE id = $1`, [endpoint.id])).rowCount).toBe(1);
+    } finally {
+      await allowAnswers();
+    }
+    // Neither the endpoint created nor the one deleted: each work went with its answer, and the keys were given up.
+    const { rows } = await db.query(`SELECT key FROM idempotency_keys WHERE partner_id = $1 AND key LIKE 'unanswered-%'`, [credential.partner_id]);
+    expect(rows).toEqual([]);
+
+    const retried = await send('POST', ENDPOINTS, body, 'unanswered-endpoint', manager);
+    expect(retried.statusCode).toBe(201);
+    expect(retried.headers['idempotent-replayed']).toBeUndefined();
+    expect((await send('POST', ENDPOINTS, body, 'unanswered-endpoint', manager)).headers['idempotent-replayed']).toBe('true');
+    expect(await endpointCount(credential.partner_id)).toBe(2);
+  });
+
+  it('is undone when another request took the key over meanwhile: 409, and the holder of the key does the work', async () => {
+    const body = { subscriber_id: 'taken-over', product: 'textapp', status: 'active' };
+    // A trigger in the work's transaction gives the key to another claim token, as a takeover after the lease would.
+    await db.query(`CREATE OR REPLACE FUNCTION test_take_key_over() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN UPDATE idempotency_keys SET claim_token = gen_random_uuid() WHERE key = 'taken-over-key'; RETURN NEW; END $$`);
+    await db.query(`CREATE TRIGGER test_take_key_over AFTER INSERT ON entitlement_history FOR EACH ROW EXECUTE FUNCTION test_take_key_over()`);
+    try {
+      const late = await send('POST', ENTITLEMENTS, body, 'taken-over-key');
+      expect(late.statusCode).toBe(409);
+      expect(late.json().error).toBe('idempotency_key_in_use');
+      expect(late.headers['retry-after']).toBe('1');
+    } finally {
+      await db.query(`DROP TRIGGER test_take_key_over ON entitlement_history`);
+    }
+    expect(await historyRows('taken-over')).toEqual([]);
+  });
+});
+
 describe('the purge', () => {
   it('deletes keys kept past their time and keeps the others', async () => {
     const body = { subscriber_id: 'purged', product: 'textapp', status: 'active' };

@@ -1,6 +1,8 @@
 import { Global, Module } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config.js';
 import { IdempotencyKeyPurge } from './application/idempotency-key-purge.job.js';
 import { IdempotencyService } from './application/idempotency.service.js';
+import { KeyedTransactionSlots } from './application/keyed-transaction-slots.js';
 import { IdempotencyKeyRepository } from './domain/idempotency-key.repository.js';
 import { subscriberData } from '../../shared/persistence/subscriber-rows.js';
 import { IdempotencySubscriberData } from './infrastructure/idempotency.subscriber-data.js';
@@ -17,6 +19,7 @@ import { PgIdempotencyKeyRepository } from './infrastructure/pg-idempotency-key.
     ...subscriberData(IdempotencySubscriberData),
     { provide: IdempotencyKeyRepository, useClass: PgIdempotencyKeyRepository },
     IdempotencyService,
+    { provide: KeyedTransactionSlots, useFactory: (config: AppConfig) => KeyedTransactionSlots.forPool(config.databasePoolSize), inject: [AppConfig] },
     IdempotencyKeyPurge,
   ],
   exports: [IdempotencyService],

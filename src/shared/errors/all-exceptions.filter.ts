@@ -21,6 +21,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (error.kind === 'server_error') {
       this.logger.error({ reqId: request.id, err: describe(exception) }, 'unexpected error');
     }
+    // A handler may have set where its creation lives before the request failed (its commit, say): nothing was created.
+    reply.removeHeader('location');
     for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
     reply.status(error.status).type('application/json; charset=utf-8').send(error.body);
   }

@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import { ServerSecrets } from '../../../shared/crypto/server-secrets.js';
+import { UnitOfWork } from '../../../shared/persistence/unit-of-work.js';
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { IdempotencyKeyRepository, type ClaimOutcome, type HeldKey, type StoredAnswer } from '../domain/idempotency-key.repository.js';
+import { KeyedTransactionSlots } from './keyed-transaction-slots.js';
 
 /**
  * How long a request holds its key. Longer than any request runs (30 s to arrive, statement
@@ -39,6 +41,8 @@ export class IdempotencyService {
   constructor(
     private readonly keys: IdempotencyKeyRepository,
     private readonly secrets: ServerSecrets,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly slots: KeyedTransactionSlots,
   ) {}
 
   async claim(tenant: Tenant, key: string, request: KeyedRequest): Promise<ClaimOutcome> {
@@ -61,6 +65,15 @@ export class IdempotencyService {
    */
   complete(held: HeldKey, answer: StoredAnswer, { seal }: { seal: boolean }): Promise<boolean> {
     return this.keys.complete(held, seal ? { ...answer, body: this.secrets.seal(answer.body) } : answer, seal, KEY_KEPT_SECONDS);
+  }
+
+  /**
+   * Runs a keyed request's work and the storing of its answer in one transaction (ADR 0158):
+   * both commit or neither does, so no crash between them leaves work done whose retry
+   * would do it again. In one of the partner's slots (KeyedTransactionSlots).
+   */
+  inOneTransaction<T>(held: HeldKey, work: () => Promise<T>): Promise<T> {
+    return this.slots.run(held.tenant.partnerId, () => this.unitOfWork.run(work));
   }
 
   release(held: HeldKey): Promise<void> {

@@ -1,6 +1,7 @@
 import { Injectable, Logger, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { catchError, from, mergeMap, of, throwError, type Observable } from 'rxjs';
+import { catchError, defer, from, lastValueFrom, mergeMap, of, throwError, type Observable } from 'rxjs';
 import { DomainError, invalidRequest } from '../../../shared/errors/domain-error.js';
 import {
   IDEMPOTENCY_KEY_HEADER,
@@ -13,6 +14,9 @@ import { JSON_CONTENT_TYPE, sameAnswer, type HeldIdempotencyKey } from '../../..
 import type { Tenant } from '../../../shared/tenancy/tenant.js';
 import { IdempotencyService } from '../application/idempotency.service.js';
 import type { HeldKey, StoredAnswer } from '../domain/idempotency-key.repository.js';
+
+/** Metadata of an operation whose work is one statement that stores its answer (`@TakesIdempotencyKey`). */
+export const ANSWER_STORED_BY_WORK = 'idempotency:answer-stored-by-work';
 
 /** The answer headers a client reads, stored and replayed with the body (ADR 0144). */
 const REPLAYED_HEADERS = ['content-type', 'location', 'retry-after'] as const;
@@ -28,7 +32,10 @@ const REPLAYED_HEADERS = ['content-type', 'location', 'retry-after'] as const;
 export class IdempotencyInterceptor implements NestInterceptor {
   private readonly logger = new Logger(IdempotencyInterceptor.name);
 
-  constructor(private readonly idempotency: IdempotencyService) {}
+  constructor(
+    private readonly idempotency: IdempotencyService,
+    private readonly reflector: Reflector,
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
@@ -45,16 +52,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
       mergeMap((outcome) => {
         switch (outcome.kind) {
           case 'claimed':
-            return this.process(outcome.held, request, reply, next);
+            return this.process(outcome.held, request, reply, next, this.reflector.get<boolean>(ANSWER_STORED_BY_WORK, context.getHandler()));
           case 'answered':
             return of(replay(outcome.answer, reply));
           case 'in_use':
-            return throwError(
-              () =>
-                new DomainError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed: retry after Retry-After.', {
-                  retryAfterSeconds: 1,
-                }),
-            );
+            return throwError(keyInUse);
           case 'reused':
             return throwError(
               () =>
@@ -66,13 +68,14 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 
   /**
-   * The request, processed as usual. A success is stored before it is sent; a failure gives
-   * the key up (nothing was done: the work of a failed request is rolled back), so a
-   * corrected retry with the same key is processed. The handler is offered the held key
-   * (`HeldKey`): a work of one statement stores its answer itself, and nothing is left to
-   * store when it stored these bytes. An answer that carries a secret is stored sealed.
+   * The request, processed as usual, and its answer stored in the same transaction (ADR
+   * 0158): a success is stored before it is sent, and the work commits only with it. A
+   * failure gives the key up (its work rolled back with it), so a corrected retry with the
+   * same key is processed. The handler is offered the held key (`HeldKey`): a work of one
+   * statement stores its answer itself and needs no transaction; nothing is left to store
+   * when it stored these bytes. An answer that carries a secret is stored sealed.
    */
-  private process(held: HeldKey, request: FastifyRequest, reply: FastifyReply, next: CallHandler): Observable<unknown> {
+  private process(held: HeldKey, request: FastifyRequest, reply: FastifyReply, next: CallHandler, answerStoredByWork: boolean): Observable<unknown> {
     const forWork: HeldIdempotencyKey = {
       partnerId: held.tenant.partnerId,
       environment: held.tenant.environment,
@@ -80,21 +83,33 @@ export class IdempotencyInterceptor implements NestInterceptor {
       claimToken: held.claimToken,
     };
     request.heldIdempotencyKey = forWork;
-    return next.handle().pipe(
-      mergeMap(async (value) => {
-        const answer = answerOf(reply, value);
-        const seal = carriesSecret(value);
-        // Stored by the work's own statement: these very bytes, and nothing to seal.
-        const storedWithWork = !seal && forWork.storedInWork !== undefined && sameAnswer(forWork.storedInWork, answer);
-        if (answer.status >= 400) {
-          await this.idempotency.release(held);
-        } else if (!storedWithWork && !(await this.idempotency.complete(held, answer, { seal }))) {
-          this.logger.warn(`Idempotency-Key of ${held.tenant.partnerId} (${held.tenant.environment}) was taken over before its answer was stored.`);
-        }
-        return value;
-      }),
+    // `next.handle()` is called inside the transaction: Nest binds the handler to the async context it is called in.
+    const answered = async () => {
+      const value = await lastValueFrom(next.handle(), { defaultValue: undefined });
+      await this.store(held, forWork, reply, value);
+      return value;
+    };
+    return defer(() => (answerStoredByWork ? answered() : this.idempotency.inOneTransaction(held, answered))).pipe(
       catchError((error: unknown) => from(this.giveUp(held)).pipe(mergeMap(() => throwError(() => error)))),
     );
+  }
+
+  /**
+   * Stores a success's answer, or gives up the key of a failure sent as an answer. A key
+   * another request took over meanwhile (this one outlived its lease) fails the request, so
+   * that its work rolls back: the holder's work is the one done.
+   */
+  private async store(held: HeldKey, forWork: HeldIdempotencyKey, reply: FastifyReply, value: unknown): Promise<void> {
+    const answer = answerOf(reply, value);
+    const seal = carriesSecret(value);
+    // Stored by the work's own statement: these very bytes, and nothing to seal.
+    const storedWithWork = !seal && forWork.storedInWork !== undefined && sameAnswer(forWork.storedInWork, answer);
+    if (answer.status >= 400) {
+      await this.idempotency.release(held);
+    } else if (!storedWithWork && !(await this.idempotency.complete(held, answer, { seal }))) {
+      this.logger.warn(`Idempotency-Key of ${held.tenant.partnerId} (${held.tenant.environment}) was taken over before its answer was stored.`);
+      throw keyInUse();
+    }
   }
 
   private async giveUp(held: HeldKey): Promise<void> {
@@ -102,6 +117,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
     await this.idempotency.release(held).catch((error: Error) => this.logger.warn(`Releasing an Idempotency-Key failed: ${error.message}`));
   }
 }
+
+const keyInUse = () =>
+  new DomainError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed: retry after Retry-After.', {
+    retryAfterSeconds: 1,
+  });
 
 /** The answer as Fastify is about to send it: the status the handler set, the body serialized as Fastify does. */
 function answerOf(reply: FastifyReply, value: unknown): StoredAnswer {

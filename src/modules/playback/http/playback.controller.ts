@@ -56,7 +56,7 @@ export class PlaybackController {
   }
 
   @Put('subscribers/:id/playback-position')
-  @TakesIdempotencyKey()
+  @TakesIdempotencyKey({ answerStoredByWork: true })
   @RequireScopes('audioapp:playback:write')
   @ApiOperation(WRITE)
   @WRITE_ANSWERS
@@ -81,7 +81,7 @@ export class PlaybackController {
   }
 
   @Put('subscriber/:id/playback-position')
-  @TakesIdempotencyKey()
+  @TakesIdempotencyKey({ answerStoredByWork: true })
   @RequireScopes('audioapp:playback:write')
   @ApiOperation(alias('PUT', WRITE))
   @WRITE_ANSWERS
