@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { Counter, Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { KeyedTransactionSlots } from '../modules/idempotency/index.js';
 import { WebhookBacklog } from '../modules/webhooks/index.js';
 import { ReportingDb } from '../shared/persistence/reporting-db.js';
 import { HttpMetrics } from './metrics.js';
@@ -17,12 +18,13 @@ export class BusinessMetrics implements OnModuleInit {
     private readonly dataSource: DataSource,
     private readonly backlog: WebhookBacklog,
     private readonly reporting: ReportingDb,
+    private readonly keyedWrites: KeyedTransactionSlots,
     @Inject(HttpMetrics) private readonly metrics: HttpMetrics,
   ) {}
 
   onModuleInit(): void {
     const registers = [this.metrics.registry];
-    const { backlog, dataSource, reporting } = this;
+    const { backlog, dataSource, reporting, keyedWrites } = this;
     new Gauge({
       name: 'webhook_deliveries',
       help: 'Webhook deliveries not yet delivered, by state: pending (the backlog, retries included) or failed (attempts exhausted). Read at most every 15 s.',
@@ -66,6 +68,16 @@ export class BusinessMetrics implements OnModuleInit {
         // pg queues every checkout for a tick even while a connection is idle; only a
         // checkout queued with none idle is waiting.
         this.set({ state: 'waiting' }, pool.idleCount > 0 ? 0 : pool.waitingCount);
+      },
+    });
+    new Gauge({
+      name: 'keyed_write_transactions',
+      help: "This process's keyed writes (Idempotency-Key) by state: open (holding a transaction) or waiting for one of the slots (ADR 0158).",
+      labelNames: ['state'] as const,
+      registers,
+      collect() {
+        this.set({ state: 'open' }, keyedWrites.held());
+        this.set({ state: 'waiting' }, keyedWrites.waitingCount());
       },
     });
   }

@@ -32,7 +32,11 @@ it("lets another partner's keyed write through while one partner's wait behind i
     const first = entitle('first');
     await msUntil(async () => slots.held(flooding.partner_id) === 1, 15_000);
     const second = entitle('second');
-    await msUntil(async () => (await blocker.query(`SELECT 1 FROM idempotency_keys WHERE key = 'flood-second'`)).rowCount === 1, 15_000);
+    await msUntil(async () => slots.waitingCount() === 1, 15_000);
+    // Operators see it (an alert fires on waiting keyed writes).
+    const metrics = (await t.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toMatch(/^keyed_write_transactions\{state="open"\} 1$/m);
+    expect(metrics).toMatch(/^keyed_write_transactions\{state="waiting"\} 1$/m);
 
     const created = await t.inject({
       method: 'POST',

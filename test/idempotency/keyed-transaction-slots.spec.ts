@@ -43,6 +43,7 @@ describe('KeyedTransactionSlots', () => {
     await settle();
     expect(a.map((arrival) => arrival.started)).toEqual([true, true, false]);
     expect(b.started).toBe(true);
+    expect([slots.held(), slots.waitingCount()]).toEqual([3, 1]);
     a[0].end!();
     await settle();
     expect(a[2].started).toBe(true);

@@ -3,6 +3,8 @@ import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
 import { partnerWithEndpoint, publishFinished, tenantOf, waitFor, WebhookReceiver } from './webhook-test-kit.js';
 
 const ENDPOINTS = '/platform/v1/webhook-endpoints';
+/** A name whose DNS never answers. */
+const SILENT_HOST = 'silent.partner.example';
 
 /**
  * The default settings outside production (NODE_ENV=test, WEBHOOK_ALLOW_INSECURE_URLS
@@ -22,6 +24,7 @@ describe('webhook URL rules', () => {
     expect(app.config.webhookAllowInsecureUrls).toBe(false);
     const resolver = app.app.get(HostResolver);
     resolver.addressesOf = async (host) => {
+      if (host === SILENT_HOST) return new Promise<string[]>(() => undefined);
       const addresses = dns.get(host);
       if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
       return addresses;
@@ -73,6 +76,18 @@ describe('webhook URL rules', () => {
       const unknownHost = await register('https://unknown.partner.example/hook');
       expect(unknownHost.statusCode).toBe(400);
       expect(unknownHost.json().error_description).toBe('url must point to a host that resolves to public addresses only; unknown.partner.example does not.');
+    });
+
+    it('refuses a host name whose DNS does not answer in time, as one that resolves to nothing', async () => {
+      // Keyed, the registration waits inside its transaction (ADR 0158): the lookup must end.
+      const silent = await app.inject({
+        method: 'POST',
+        url: ENDPOINTS,
+        headers: { ...bearer(token), 'idempotency-key': 'silent-dns' },
+        payload: { url: `https://${SILENT_HOST}/hook`, events: ['novel.finished'] },
+      });
+      expect(silent.statusCode).toBe(400);
+      expect(silent.json().error_description).toBe(`url must point to a host that resolves to public addresses only; ${SILENT_HOST} does not.`);
     });
 
     it('accepts https to a public address on 443 or 8443', async () => {

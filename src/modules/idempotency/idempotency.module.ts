@@ -22,6 +22,6 @@ import { PgIdempotencyKeyRepository } from './infrastructure/pg-idempotency-key.
     { provide: KeyedTransactionSlots, useFactory: (config: AppConfig) => KeyedTransactionSlots.forPool(config.databasePoolSize), inject: [AppConfig] },
     IdempotencyKeyPurge,
   ],
-  exports: [IdempotencyService],
+  exports: [IdempotencyService, KeyedTransactionSlots],
 })
 export class IdempotencyModule {}

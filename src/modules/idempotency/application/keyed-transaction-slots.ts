@@ -47,6 +47,11 @@ export class KeyedTransactionSlots {
     return partnerId === undefined ? this.open : (this.openBy.get(partnerId) ?? 0);
   }
 
+  /** Requests waiting for a slot now. */
+  waitingCount(): number {
+    return this.waiting.length;
+  }
+
   private take(partnerId: string): Promise<void> {
     // No waiter could take a slot now (each freed slot goes to the first that can), so an
     // arrival that can take one jumps no queue.

@@ -26,6 +26,12 @@ export const ROTATION_OVERLAP_SECONDS = 24 * 3600;
  * so the limit bounds the deliveries one event makes, and what one partner can queue.
  */
 export const ENDPOINT_LIMIT = 10;
+/**
+ * How long registration waits for the URL's host to resolve. A keyed registration waits
+ * inside its transaction (ADR 0158), so a name whose DNS never answers must not hold a
+ * pooled connection for the resolver's own timeouts (seconds per attempt and server).
+ */
+export const REGISTRATION_LOOKUP_MS = 3000;
 
 /** An endpoint with its secret, which is shown only in the answer that creates it. */
 export interface EndpointWithSecret {
@@ -123,13 +129,22 @@ export class WebhookEndpointsService {
     if (!check.ok) throw invalidRequest(`${check.reason}.`);
     if (rules === 'unrestricted') return;
     const host = hostOf(check.url);
-    const addresses = isIP(host) ? [host] : await this.resolver.addressesOf(host).catch(() => []);
+    const addresses = isIP(host) ? [host] : await resolvedWithin(this.resolver.addressesOf(host), REGISTRATION_LOOKUP_MS);
     // Never what the name resolves to, nor what kind of address: that would turn this
     // endpoint into a resolver of the service's internal names (DECISIONS 27).
     if (refusedAddresses(host, addresses, rules)) {
       throw invalidRequest(`url must point to a host that resolves to ${allowedAddresses(rules)} only; ${host} does not.`);
     }
   }
+}
+
+/** The addresses found, or none when the lookup fails or outlasts `ms`. */
+function resolvedWithin(lookup: Promise<string[]>, ms: number): Promise<string[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<string[]>((resolve) => {
+    timer = setTimeout(() => resolve([]), ms).unref();
+  });
+  return Promise.race([lookup.catch(() => []), deadline]).finally(() => clearTimeout(timer));
 }
 
 const endpointNotFound = (id: string) => new DomainError('not_found', `No webhook endpoint ${id}.`);
