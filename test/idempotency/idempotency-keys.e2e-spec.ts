@@ -461,7 +461,7 @@ describe('the key itself', () => {
 describe('the OpenAPI document', () => {
   type Operation = { parameters?: { name: string; in: string }[]; responses: Record<string, { headers?: Record<string, unknown>; description?: string }> };
 
-  it('documents the header, its 409 and 422 and Idempotent-Replayed on every write but the token endpoints', async () => {
+  it('documents the header, its 409, 422 and 503 and Idempotent-Replayed on every write but the token endpoints', async () => {
     const document = (await t.inject({ method: 'GET', url: '/docs/openapi.json' })).json();
     const writes = Object.entries(document.paths as Record<string, Record<string, Operation>>).flatMap(([path, methods]) =>
       Object.entries(methods)
@@ -478,6 +478,7 @@ describe('the OpenAPI document', () => {
       expect(operation.responses['409'].description).toContain('idempotency_key_in_use');
       expect(operation.responses['409'].headers).toHaveProperty('Retry-After');
       expect(operation.responses['422'].description).toContain('idempotency_key_reused');
+      expect(operation.responses['503'].description).toContain('too many keyed writes');
       const successes = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
       expect(successes.every(([, response]) => response.headers?.['Idempotent-Replayed'] !== undefined)).toBe(true);
     }

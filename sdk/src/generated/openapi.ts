@@ -2700,7 +2700,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description temporarily_unavailable: the database is unreachable */
+            /** @description temporarily_unavailable: the database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s; retry after Retry-After */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -2711,7 +2711,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The database is unreachable."
+                     *       "error_description": "The database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4203,7 +4203,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description temporarily_unavailable: the database is unreachable */
+            /** @description temporarily_unavailable: the database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s; retry after Retry-After */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4214,7 +4214,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The database is unreachable."
+                     *       "error_description": "The database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4506,7 +4506,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description temporarily_unavailable: the database is unreachable */
+            /** @description temporarily_unavailable: the database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s; retry after Retry-After */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4517,7 +4517,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The database is unreachable."
+                     *       "error_description": "The database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -4806,7 +4806,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description temporarily_unavailable: the database is unreachable */
+            /** @description temporarily_unavailable: the database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s; retry after Retry-After */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4817,7 +4817,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The database is unreachable."
+                     *       "error_description": "The database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5106,7 +5106,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description temporarily_unavailable: the database is unreachable */
+            /** @description temporarily_unavailable: the database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s; retry after Retry-After */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -5117,7 +5117,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The database is unreachable."
+                     *       "error_description": "The database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5406,7 +5406,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description temporarily_unavailable: the database is unreachable */
+            /** @description temporarily_unavailable: the database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s; retry after Retry-After */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -5417,7 +5417,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The database is unreachable."
+                     *       "error_description": "The database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -5706,7 +5706,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description temporarily_unavailable: the database is unreachable */
+            /** @description temporarily_unavailable: the database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s; retry after Retry-After */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -5717,7 +5717,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The database is unreachable."
+                     *       "error_description": "The database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -6940,7 +6940,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description temporarily_unavailable: the database is unreachable */
+            /** @description temporarily_unavailable: the database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s; retry after Retry-After */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -6951,7 +6951,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The database is unreachable."
+                     *       "error_description": "The database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7129,7 +7129,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description temporarily_unavailable: the database is unreachable */
+            /** @description temporarily_unavailable: the database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s; retry after Retry-After */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -7140,7 +7140,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The database is unreachable."
+                     *       "error_description": "The database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7295,7 +7295,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description temporarily_unavailable: the database is unreachable */
+            /** @description temporarily_unavailable: the database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s; retry after Retry-After */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -7306,7 +7306,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The database is unreachable."
+                     *       "error_description": "The database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7461,7 +7461,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description temporarily_unavailable: the database is unreachable */
+            /** @description temporarily_unavailable: the database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s; retry after Retry-After */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -7472,7 +7472,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The database is unreachable."
+                     *       "error_description": "The database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -7973,7 +7973,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description temporarily_unavailable: the database is unreachable */
+            /** @description temporarily_unavailable: the database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s; retry after Retry-After */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -7984,7 +7984,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The database is unreachable."
+                     *       "error_description": "The database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -8120,7 +8120,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description temporarily_unavailable: the database is unreachable */
+            /** @description temporarily_unavailable: the database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s; retry after Retry-After */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -8131,7 +8131,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The database is unreachable."
+                     *       "error_description": "The database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -8269,7 +8269,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description temporarily_unavailable: the database is unreachable */
+            /** @description temporarily_unavailable: the database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s; retry after Retry-After */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -8280,7 +8280,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The database is unreachable."
+                     *       "error_description": "The database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -8549,7 +8549,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description temporarily_unavailable: the database is unreachable */
+            /** @description temporarily_unavailable: the database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s; retry after Retry-After */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -8560,7 +8560,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The database is unreachable."
+                     *       "error_description": "The database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -9443,7 +9443,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description temporarily_unavailable: the database is unreachable */
+            /** @description temporarily_unavailable: the database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s; retry after Retry-After */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -9454,7 +9454,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The database is unreachable."
+                     *       "error_description": "The database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -9708,7 +9708,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description temporarily_unavailable: the database is unreachable */
+            /** @description temporarily_unavailable: the database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s; retry after Retry-After */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -9719,7 +9719,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The database is unreachable."
+                     *       "error_description": "The database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -9879,7 +9879,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description temporarily_unavailable: the database is unreachable */
+            /** @description temporarily_unavailable: the database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s; retry after Retry-After */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -9890,7 +9890,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The database is unreachable."
+                     *       "error_description": "The database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -10052,7 +10052,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description temporarily_unavailable: the database is unreachable */
+            /** @description temporarily_unavailable: the database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s; retry after Retry-After */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -10063,7 +10063,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The database is unreachable."
+                     *       "error_description": "The database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];
@@ -10313,7 +10313,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description temporarily_unavailable: the database is unreachable */
+            /** @description temporarily_unavailable: the database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s; retry after Retry-After */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -10324,7 +10324,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "temporarily_unavailable",
-                     *       "error_description": "The database is unreachable."
+                     *       "error_description": "The database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBodyDto"];

@@ -21,6 +21,8 @@ const REPLAYED = {
 
 const IN_USE = 'idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s)';
 const REUSED = 'idempotency_key_reused: this Idempotency-Key was used with another method, path or body';
+const BUSY =
+  'temporarily_unavailable: the database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s; retry after Retry-After';
 
 type Responses = Record<string, { description?: string; headers?: Record<string, unknown> }>;
 
@@ -32,7 +34,7 @@ function addAnswer(responses: Responses, status: string, description: string): v
 
 /**
  * Documents Idempotency-Key on every operation that takes it (the same predicate as the
- * interceptor): the optional header, the 409 and 422 it can answer, and
+ * interceptor): the optional header, the 409, 422 and 503 it can answer, and
  * `Idempotent-Replayed` on its successes. Runs before declareResponses, which gives the
  * error answers their body and keeps the headers set here.
  */
@@ -54,5 +56,6 @@ export function documentIdempotencyKeys(document: OpenAPIObject): void {
       },
     };
     addAnswer(responses, '422', REUSED);
+    addAnswer(responses, '503', BUSY);
   }
 }
