@@ -26,7 +26,7 @@ export class KeyedTransactionSlots {
 
   static forPool(poolSize: number): KeyedTransactionSlots {
     const total = Math.ceil(poolSize / 2);
-    return new KeyedTransactionSlots(total, Math.max(1, Math.ceil(total / 2)));
+    return new KeyedTransactionSlots(total, Math.ceil(total / 2));
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { OpenAPIObject, ParameterObject } from '@nestjs/swagger';
 import { IDEMPOTENCY_KEY_RULE, takesIdempotencyKey } from '../idempotency-key.js';
 import { isProtected, operationsOf } from './operations.js';
+import { DATABASE_UNREACHABLE } from './responses.js';
 
 const PARAMETER: ParameterObject = {
   name: 'Idempotency-Key',
@@ -21,8 +22,8 @@ const REPLAYED = {
 
 const IN_USE = 'idempotency_key_in_use: a request with this Idempotency-Key is still being processed; retry after Retry-After (1 s)';
 const REUSED = 'idempotency_key_reused: this Idempotency-Key was used with another method, path or body';
-const BUSY =
-  'temporarily_unavailable: the database is unreachable, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s; retry after Retry-After';
+/** A keyed write's 503 has a second cause: its slots stayed full (ADR 0158). */
+const BUSY = `${DATABASE_UNREACHABLE}, or (with an Idempotency-Key) too many keyed writes were in progress for 5 s; retry after Retry-After`;
 
 type Responses = Record<string, { description?: string; headers?: Record<string, unknown> }>;
 

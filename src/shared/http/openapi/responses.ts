@@ -120,6 +120,9 @@ function errorResponse(status: number, description: string | undefined, headers:
   };
 }
 
+/** The 503 every operation may answer. */
+export const DATABASE_UNREACHABLE = 'temporarily_unavailable: the database is unreachable';
+
 /**
  * Declares every answer an operation can give beyond its own decorators: 429 where a
  * rate limit or failure budget applies (protected routes and token endpoints), 503 when the
@@ -133,7 +136,7 @@ export function declareResponses(document: OpenAPIObject, isTokenEndpoint: (path
   for (const { path, operation } of operationsOf(document)) {
     const responses = operation.responses as Record<string, { description?: string; headers?: unknown }>;
     if (isProtected(operation) || isTokenEndpoint(path)) responses['429'] ??= { description: 'rate_limited' };
-    responses['503'] ??= { description: 'temporarily_unavailable: the database is unreachable' };
+    responses['503'] ??= { description: DATABASE_UNREACHABLE };
     if (!Object.keys(responses).some((status) => status.startsWith('4'))) {
       responses['400'] = { description: 'invalid_request: the URL is not correctly percent-encoded' };
     }
